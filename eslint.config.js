@@ -1,0 +1,22 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'drizzle/', '.mcp-drift/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    // Only the CLI entry point may end the process (house style: one exit point).
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/main.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Throw a DriftError; src/cli/main.ts maps it to an exit code.' }],
+    },
+  },
+);

@@ -1,0 +1,36 @@
+import { loadConfig, readEnvironment, type Environment } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { openDatabase, type Database, type DatabaseHandle } from '../db/client.js';
+import { createLogger, type Logger } from '../log.js';
+
+/** What every command gets: validated configuration, a logger, and the database on demand. */
+export interface CommandContext {
+  config: Config;
+  env: Environment;
+  logger: Logger;
+  /** Opens the database for the duration of `fn` and always closes it. */
+  withDatabase<T>(fn: (db: Database, handle: DatabaseHandle) => Promise<T>): Promise<T>;
+}
+
+/**
+ * `quiet`: one-shot commands log warnings only unless LOG_LEVEL is set, so that a person
+ * at a terminal sees the command's output rather than a stream of JSON.
+ */
+export function createContext(options: { quiet: boolean }): CommandContext {
+  const env = readEnvironment();
+  const config = loadConfig(env);
+  const logger = createLogger(options.quiet && !env.LOG_LEVEL ? 'warn' : config.LOG_LEVEL);
+  return {
+    config,
+    env,
+    logger,
+    async withDatabase(fn) {
+      const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, home: config.MCP_DRIFT_HOME });
+      try {
+        return await fn(handle.db, handle);
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}

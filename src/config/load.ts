@@ -1,0 +1,37 @@
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { readFileSync } from 'node:fs';
+import { DriftError } from '../errors.js';
+import { configSchema, type Config } from './schema.js';
+
+export type Environment = Record<string, string | undefined>;
+
+/**
+ * The only reader of process.env (house style). `.env` in the working directory fills in
+ * what the environment leaves unset; the real environment always wins.
+ */
+export function readEnvironment(cwd = process.cwd()): Environment {
+  let fromFile: Environment = {};
+  try {
+    fromFile = parseDotenv(readFileSync(path.join(cwd, '.env')));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return { ...fromFile, ...process.env };
+}
+
+/** Validates the whole configuration at once and lists every problem, not just the first. */
+export function loadConfig(env: Environment = readEnvironment()): Config {
+  const known = Object.keys(configSchema.shape);
+  const input = Object.fromEntries(
+    known.map((key) => [key, env[key] === '' ? undefined : env[key]]),
+  );
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    const problems = new Set(
+      result.error.issues.map((issue) => `${String(issue.path[0] ?? '')} ${issue.message}`.trim()),
+    );
+    throw new DriftError('CONFIG_INVALID', `invalid configuration: ${[...problems].join('; ')}`);
+  }
+  return result.data;
+}

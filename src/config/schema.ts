@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { validate as isValidCron } from 'node-cron';
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const emailList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
+  )
+  .pipe(z.array(z.email({ message: 'must be a comma-separated list of email addresses' })));
+
+const urlWithScheme = (schemes: string[]) =>
+  z
+    .string()
+    .refine(
+      (value) => {
+        try {
+          return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
+        } catch {
+          return false;
+        }
+      },
+      { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
+    );
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/**
+ * Design §8. Every variable is optional; an empty string counts as unset so that a
+ * `.env` line like `SMTP_URL=` does not turn into an invalid value.
+ */
+export const configSchema = z.object({
+  DATABASE_URL: urlWithScheme(['postgres', 'postgresql']).optional(),
+  MCP_DRIFT_HOME: z.string().min(1).default('./.mcp-drift'),
+  SMTP_URL: urlWithScheme(['smtp', 'smtps']).optional(),
+  ALERT_FROM: z.email({ message: 'must be an email address' }).default('mcp-drift@localhost'),
+  ALERT_TO: emailList.default([]),
+  ALERT_MIN_SEVERITY: z.enum(SEVERITIES).default('medium'),
+  DIGEST_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  DEFAULT_SCHEDULE: z
+    .string()
+    .refine((value) => isValidCron(value), { message: 'must be a valid cron expression' })
+    .default('*/5 * * * *'),
+  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  HTTP_PORT: port.default(9464),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;

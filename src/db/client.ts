@@ -1,0 +1,201 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { DriftError } from '../errors.js';
+import { tryLock, type HomeLock } from './home-lock.js';
+import { migratePglite, migratePostgres } from './migrate.js';
+import * as schema from './schema.js';
+
+/** What repositories take: the database itself or a transaction on it. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  /** `postgres`: DATABASE_URL; `embedded`: PGlite opened here; `embedded-socket`: through a running serve. */
+  backend: 'postgres' | 'embedded' | 'embedded-socket';
+  /** Where it is, without credentials, for logs and error messages. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  home: string;
+  /**
+   * `serve` owns the embedded database and shares it with CLI commands through a unix
+   * socket in the home directory; other commands use that socket when it is live.
+   */
+  share?: boolean;
+  /** How long to wait for another process that holds the embedded database briefly. */
+  lockWaitMs?: number;
+}
+
+export function embeddedPaths(home: string) {
+  const dir = path.resolve(home);
+  return {
+    dir,
+    dataDir: path.join(dir, 'db'),
+    socket: path.join(dir, 'db.sock'),
+    lock: path.join(dir, 'db.lock'),
+  };
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl);
+  return openEmbedded(options);
+}
+
+export function describePostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'an unparseable DATABASE_URL';
+  }
+}
+
+/** postgres.js prints notices to stdout by default, and stdout carries data only. */
+const quiet = { onnotice: () => {} } as const;
+
+async function openPostgres(url: string): Promise<DatabaseHandle> {
+  const location = describePostgresUrl(url);
+  const sql = postgres(url, { ...quiet, max: 10, connect_timeout: 5 });
+  await reachOrThrow(sql, `PostgreSQL at ${location}`, 'check DATABASE_URL');
+  const db = drizzlePostgres(sql, { schema });
+  try {
+    await migratePostgres(url);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  return {
+    db,
+    backend: 'postgres',
+    location,
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+async function reachOrThrow(sql: postgres.Sql, what: string, hint: string): Promise<void> {
+  try {
+    await sql`select 1`;
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    const reason = (error as { code?: string }).code ?? (error as Error).message;
+    throw new DriftError('DATABASE_UNREACHABLE', `cannot reach ${what} (${reason}); ${hint}`, {
+      cause: error,
+    });
+  }
+}
+
+function socketLive(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    const done = (live: boolean) => {
+      socket.destroy();
+      resolve(live);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function socketClient(socketPath: string): postgres.Sql {
+  // One connection: the socket server runs one statement at a time anyway, and a single
+  // connection keeps a transaction's statements on the handler that opened it.
+  return postgres({ ...quiet, path: socketPath, max: 1, database: 'postgres', user: 'postgres' });
+}
+
+async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
+  const paths = embeddedPaths(options.home);
+  mkdirSync(paths.dir, { recursive: true });
+  const deadline = Date.now() + (options.lockWaitMs ?? 15_000);
+  for (;;) {
+    if (!options.share && (await socketLive(paths.socket))) {
+      return openThroughSocket(paths.socket);
+    }
+    const attempt = tryLock(paths.lock);
+    if ('lock' in attempt) {
+      try {
+        return await openPglite(paths, attempt.lock, options.share === true);
+      } catch (error) {
+        attempt.lock.release();
+        throw error;
+      }
+    }
+    if (Date.now() >= deadline) {
+      const who = options.share
+        ? `another process (pid ${attempt.heldBy}) has it open; is another mcp-drift serve running on this MCP_DRIFT_HOME?`
+        : `process ${attempt.heldBy} has it open and offers no socket`;
+      throw new DriftError(
+        'DATABASE_BUSY',
+        `the embedded database in ${paths.dataDir} is busy: ${who}`,
+      );
+    }
+    await sleep(100);
+  }
+}
+
+async function openThroughSocket(socketPath: string): Promise<DatabaseHandle> {
+  const sql = socketClient(socketPath);
+  await reachOrThrow(sql, `the embedded database through ${socketPath}`, 'is mcp-drift serve healthy?');
+  return {
+    db: drizzlePostgres(sql, { schema }),
+    backend: 'embedded-socket',
+    location: socketPath,
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(
+  paths: ReturnType<typeof embeddedPaths>,
+  lock: HomeLock,
+  share: boolean,
+): Promise<DatabaseHandle> {
+  const pglite = await PGlite.create(paths.dataDir);
+  await migratePglite(pglite);
+  if (!share) {
+    return {
+      db: drizzlePglite(pglite, { schema }),
+      backend: 'embedded',
+      location: paths.dataDir,
+      close: once(async () => {
+        await pglite.close();
+        lock.release();
+      }),
+    };
+  }
+  // A socket file left by a crashed serve would make listen() fail with EADDRINUSE; we
+  // hold the lock, so nobody else is serving on it.
+  rmSync(paths.socket, { force: true });
+  const server = new PGLiteSocketServer({ db: pglite, path: paths.socket, maxConnections: 64 });
+  await server.start();
+  // serve goes through its own socket too: PGlite has one session, and only the socket
+  // server keeps one client's open transaction from interleaving with another's queries.
+  const sql = socketClient(paths.socket);
+  return {
+    db: drizzlePostgres(sql, { schema }),
+    backend: 'embedded',
+    location: paths.dataDir,
+    close: once(async () => {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+      await pglite.close();
+      rmSync(paths.socket, { force: true });
+      lock.release();
+    }),
+  };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}

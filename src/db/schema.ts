@@ -1,0 +1,261 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/*
+ * The whole data model of design §2–§10. Later work fills these tables; it should not
+ * need to reshape them. Text columns with a fixed vocabulary carry CHECK constraints so a
+ * bug cannot store a value the rest of the code does not know.
+ */
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const at = (name: string) => timestamp(name, { withTimezone: true });
+
+/** A registered MCP endpoint. Header and env values may be `${VAR}` references. */
+export const servers = pgTable(
+  'servers',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    transport: text('transport', { enum: ['stdio', 'http', 'sse'] }).notNull(),
+    command: text('command'),
+    args: jsonb('args').$type<string[]>().notNull().default([]),
+    env: jsonb('env').$type<Record<string, string>>().notNull().default({}),
+    cwd: text('cwd'),
+    url: text('url'),
+    headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+    trust: text('trust', { enum: ['trusted', 'partial', 'untrusted'] })
+      .notNull()
+      .default('untrusted'),
+    /** null: the service's DEFAULT_SCHEDULE. */
+    schedule: text('schedule'),
+    notify: jsonb('notify').$type<string[]>().notNull().default([]),
+    /** Keep a held session for a stdio server too (http/sse are always held). */
+    hold: boolean('hold').notNull().default(false),
+    enabled: boolean('enabled').notNull().default(true),
+    /** Per-server override of ALERT_MIN_SEVERITY; null: the global one. */
+    alertMinSeverity: text('alert_min_severity', {
+      enum: ['critical', 'high', 'medium', 'low', 'info'],
+    }),
+    /** Learned on first connect, so that stdio servers are not spawned twice per probe. */
+    protocolEra: text('protocol_era', { enum: ['2025', '2026'] }),
+    createdAt: createdAt(),
+    /** Bumped on every edit: the supervisor re-reads servers changed since its last look. */
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      'servers_transport_fields',
+      sql`(${t.transport} = 'stdio' and ${t.command} is not null and ${t.url} is null)
+        or (${t.transport} in ('http', 'sse') and ${t.url} is not null and ${t.command} is null)`,
+    ),
+  ],
+);
+
+/** A listing body, stored once per sha256 of its RFC 8785 canonical form. */
+export const listings = pgTable('listings', {
+  hash: text('hash').primaryKey(),
+  /** The canonical JSON text of `{"tools":[…]}`, every key the server sent. */
+  body: text('body').notNull(),
+  /** tool name → sha256 of that tool's canonical form. */
+  toolHashes: jsonb('tool_hashes').$type<Record<string, string>>().notNull(),
+  toolCount: integer('tool_count').notNull(),
+  byteSize: integer('byte_size').notNull(),
+  createdAt: createdAt(),
+});
+
+/** One attempt to list a server. A failed attempt is an error row, never an empty listing. */
+export const observations = pgTable(
+  'observations',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    startedAt: at('started_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    trigger: text('trigger', { enum: ['poll', 'notification', 'startup', 'manual'] }).notNull(),
+    outcome: text('outcome', { enum: ['ok', 'error'] }).notNull(),
+    listingHash: text('listing_hash').references(() => listings.hash),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    protocolVersion: text('protocol_version'),
+    serverInfo: jsonb('server_info').$type<Record<string, unknown>>(),
+    capabilities: jsonb('capabilities').$type<Record<string, unknown>>(),
+    /** 2026-07-28 list results only. */
+    ttlMs: bigint('ttl_ms', { mode: 'number' }),
+    cacheScope: text('cache_scope'),
+    pages: integer('pages'),
+    workerId: text('worker_id'),
+  },
+  (t) => [
+    index('observations_server_started').on(t.serverId, t.startedAt.desc()),
+    check(
+      'observations_outcome_fields',
+      sql`(${t.outcome} = 'ok' and ${t.listingHash} is not null)
+        or (${t.outcome} = 'error' and ${t.listingHash} is null and ${t.errorMessage} is not null)`,
+    ),
+  ],
+);
+
+/** A server's transition from one listing to another. */
+export const changes = pgTable(
+  'changes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    /**
+     * The server's previous change (null for its first). Unique per server, so two
+     * workers that observe the same transition cannot both append it: the chain of a
+     * server's changes stays linear and each change is recorded once.
+     */
+    previousChangeId: bigint('previous_change_id', { mode: 'number' }),
+    fromHash: text('from_hash')
+      .notNull()
+      .references(() => listings.hash),
+    toHash: text('to_hash')
+      .notNull()
+      .references(() => listings.hash),
+    /** The observation that saw the new listing. */
+    observationId: bigint('observation_id', { mode: 'number' })
+      .notNull()
+      .references(() => observations.id),
+    detectedAt: at('detected_at').notNull().defaultNow(),
+    severity: text('severity', {
+      enum: ['critical', 'high', 'medium', 'low', 'info', 'none'],
+    }).notNull(),
+    /** Whether a change notification reached the held session; null when none was held. */
+    notificationSeen: boolean('notification_seen'),
+    /** Stale-session exposure (design §5): old listing first/last observed, ttl, scope. */
+    exposure: jsonb('exposure').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [
+    unique('changes_server_previous').on(t.serverId, t.previousChangeId).nullsNotDistinct(),
+    index('changes_server_detected').on(t.serverId, t.detectedAt.desc()),
+  ],
+);
+
+/** One interpreted difference within a change, with its interpretation record (§5). */
+export const findings = pgTable(
+  'findings',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    changeId: bigint('change_id', { mode: 'number' })
+      .notNull()
+      .references(() => changes.id, { onDelete: 'cascade' }),
+    tool: text('tool'),
+    kind: text('kind').notNull(),
+    severity: text('severity', { enum: ['critical', 'high', 'medium', 'low', 'info'] }).notNull(),
+    field: text('field'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    explanation: text('explanation').notNull(),
+    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [index('findings_change').on(t.changeId)],
+);
+
+/** The listing an operator approved (or the first one seen, until someone approves). */
+export const baselines = pgTable('baselines', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  listingHash: text('listing_hash')
+    .notNull()
+    .references(() => listings.hash),
+  approvedAt: at('approved_at').notNull().defaultNow(),
+  approvedBy: text('approved_by', { enum: ['first-listing', 'operator'] }).notNull(),
+});
+
+/** The outbox: written in the change's transaction, sent by the dispatcher. */
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    changeId: bigint('change_id', { mode: 'number' })
+      .notNull()
+      .unique()
+      .references(() => changes.id, { onDelete: 'cascade' }),
+    severity: text('severity', { enum: ['critical', 'high', 'medium', 'low', 'info'] }).notNull(),
+    status: text('status', { enum: ['pending', 'sent', 'failed', 'acknowledged'] })
+      .notNull()
+      .default('pending'),
+    recipients: jsonb('recipients').$type<string[]>().notNull(),
+    /** Stable across retries and restarts, so a resent message is recognisably the same. */
+    messageId: text('message_id').notNull().unique(),
+    /** A digest is sent as the message of its first alert; the others point at it. */
+    digestOf: bigint('digest_of', { mode: 'number' }),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    /** Not before this time: the digest window's end, then the retry backoff. */
+    nextAttemptAt: at('next_attempt_at').notNull().defaultNow(),
+    createdAt: createdAt(),
+    sentAt: at('sent_at'),
+    acknowledgedAt: at('acknowledged_at'),
+  },
+  (t) => [index('alerts_status_next').on(t.status, t.nextAttemptAt)],
+);
+
+/** Which `serve` process watches which server; taken over when it expires. */
+export const workerLeases = pgTable('worker_leases', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  workerId: text('worker_id').notNull(),
+  acquiredAt: at('acquired_at').notNull().defaultNow(),
+  expiresAt: at('expires_at').notNull(),
+});
+
+/** What a held session currently holds: the values long-lived host sessions gate on. */
+export const heldSessions = pgTable('held_sessions', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  workerId: text('worker_id').notNull(),
+  connectedAt: at('connected_at').notNull(),
+  listingHash: text('listing_hash').references(() => listings.hash),
+  listedAt: at('listed_at'),
+  lastNotificationAt: at('last_notification_at'),
+  listChangedAdvertised: boolean('list_changed_advertised'),
+});
+
+/** A server being unreachable is recorded here, never as its tools being removed. */
+export const outages = pgTable(
+  'outages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    downAt: at('down_at').notNull(),
+    upAt: at('up_at'),
+    reason: text('reason').notNull(),
+  },
+  (t) => [
+    // At most one open outage per server.
+    uniqueIndex('outages_one_open')
+      .on(t.serverId)
+      .where(sql`${t.upAt} is null`),
+  ],
+);
+
+export type ServerRow = typeof servers.$inferSelect;
+export type NewServerRow = typeof servers.$inferInsert;

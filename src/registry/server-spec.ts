@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { validate as isValidCron } from 'node-cron';
+import { DriftError } from '../errors.js';
+
+/*
+ * What a server registration may hold, validated in full before anything is written.
+ * Pure: no database, no environment. `${VAR}` references in header and env values are
+ * checked for form here and resolved only when the service connects.
+ */
+
+export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
+export type TrustLevel = (typeof TRUST_LEVELS)[number];
+
+export interface ServerSpec {
+  name: string;
+  transport: Transport;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | null;
+  url: string | null;
+  headers: Record<string, string>;
+  trust: TrustLevel;
+  /** null: the service's DEFAULT_SCHEDULE. */
+  schedule: string | null;
+  notify: string[];
+  hold: boolean;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** `${NAME}`; a `$` not followed by a well-formed reference is taken literally. */
+export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const emailSchema = z.email();
+
+function invalid(message: string): DriftError {
+  return new DriftError('INVALID_INPUT', message);
+}
+
+export function checkName(name: string): string {
+  if (!NAME.test(name)) {
+    throw invalid(
+      `invalid server name "${name}": use 1-64 letters, digits, '-', '_' or '.', starting with a letter or digit`,
+    );
+  }
+  return name;
+}
+
+/** `K=V` pairs from repeated flags; a later pair for the same key replaces the earlier. */
+export function parsePairs(
+  pairs: string[],
+  flag: '--header' | '--env',
+): Record<string, string> {
+  const keyPattern = flag === '--header' ? HEADER_NAME : ENV_NAME;
+  const result: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    if (eq < 0 || !keyPattern.test(key)) {
+      throw invalid(
+        `invalid ${flag} "${key}${eq < 0 ? '' : '=…'}": write ${flag} ${flag === '--header' ? 'Name' : 'NAME'}=VALUE` +
+          (flag === '--env' ? ' with a variable name of letters, digits and _' : ' with a valid HTTP header name'),
+      );
+    }
+    const value = pair.slice(eq + 1);
+    if (/[\r\n\0]/.test(value)) throw invalid(`invalid ${flag} ${key}: the value holds a line break or NUL`);
+    const malformed = value.replace(REFERENCE, '').match(/\$\{[^}]*\}?/);
+    if (malformed) {
+      throw invalid(
+        `invalid ${flag} ${key}: "${malformed[0]}" is not a \${VAR} reference (letters, digits and _)`,
+      );
+    }
+    result[key] = value;
+  }
+  return result;
+}
+
+export function checkUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid(`invalid --url "${url}": not a URL; write e.g. --url http://127.0.0.1:3001/mcp`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalid(`invalid --url "${url}": the scheme must be http or https, not ${parsed.protocol.replace(/:$/, '')}`);
+  }
+  return url;
+}
+
+export function checkSchedule(schedule: string): string {
+  if (!isValidCron(schedule)) {
+    throw invalid(
+      `invalid --schedule "${schedule}": not a cron expression; write e.g. '*/5 * * * *' (every 5 minutes)`,
+    );
+  }
+  return schedule;
+}
+
+export function checkTrust(trust: string): TrustLevel {
+  if (!(TRUST_LEVELS as readonly string[]).includes(trust)) {
+    throw invalid(`invalid --trust "${trust}": use one of ${TRUST_LEVELS.join(', ')}`);
+  }
+  return trust as TrustLevel;
+}
+
+export function checkTransport(transport: string): 'http' | 'sse' {
+  if (transport !== 'http' && transport !== 'sse') {
+    throw invalid(`invalid --transport "${transport}": use http (Streamable HTTP) or sse (legacy HTTP+SSE)`);
+  }
+  return transport;
+}
+
+export function checkEmails(addresses: string[]): string[] {
+  for (const address of addresses) {
+    if (!emailSchema.safeParse(address).success) {
+      throw invalid(`invalid --notify "${address}": not an email address`);
+    }
+  }
+  return [...new Set(addresses)];
+}
+
+/**
+ * Fields that belong to one kind of transport must not be given for the other: a header
+ * on a stdio server would be silently ignored, which hides a mistake.
+ */
+export function checkTransportFields(spec: ServerSpec): ServerSpec {
+  if (spec.transport === 'stdio') {
+    if (!spec.command) {
+      throw invalid('--stdio needs a command after --: e.g. --stdio -- npx @modelcontextprotocol/server-filesystem /tmp');
+    }
+    if (Object.keys(spec.headers).length > 0) throw invalid('--header applies to --url servers, not --stdio');
+  } else {
+    if (!spec.url) throw invalid('give --url URL or --stdio -- COMMAND [ARGS…]');
+    if (Object.keys(spec.env).length > 0) throw invalid('--env applies to --stdio servers, not --url');
+    if (spec.cwd !== null) throw invalid('--cwd applies to --stdio servers, not --url');
+    if (spec.hold) throw invalid('--hold applies to --stdio servers; http and sse servers are always held');
+  }
+  return spec;
+}

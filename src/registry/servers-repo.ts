@@ -1,0 +1,112 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { servers, type ServerRow } from '../db/schema.js';
+import { DriftError } from '../errors.js';
+import type { ServerSpec } from './server-spec.js';
+
+/** Repositories take the database or a transaction as their first argument (house style). */
+
+function isUniqueViolation(error: unknown): boolean {
+  // drizzle wraps driver errors; postgres.js and PGlite both carry SQLSTATE in `code`.
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+function notFound(name: string): DriftError {
+  return new DriftError(
+    'SERVER_NOT_FOUND',
+    `no server named "${name}"; \`mcp-drift server list\` shows the registered ones`,
+  );
+}
+
+export async function insertServer(db: Database, spec: ServerSpec): Promise<ServerRow> {
+  try {
+    const [row] = await db.insert(servers).values(spec).returning();
+    return row!;
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new DriftError(
+        'SERVER_EXISTS',
+        `a server named "${spec.name}" already exists; choose another name or \`mcp-drift server edit ${spec.name}\``,
+      );
+    }
+    throw error;
+  }
+}
+
+export async function listServers(db: Database): Promise<ServerRow[]> {
+  return db.select().from(servers).orderBy(asc(servers.name));
+}
+
+export async function findServer(db: Database, name: string): Promise<ServerRow | undefined> {
+  const [row] = await db.select().from(servers).where(eq(servers.name, name));
+  return row;
+}
+
+export async function getServer(db: Database, name: string): Promise<ServerRow> {
+  const row = await findServer(db, name);
+  if (!row) throw notFound(name);
+  return row;
+}
+
+/** Replaces every field of the registration; the edit command merges before calling it. */
+export async function updateServer(
+  db: Database,
+  name: string,
+  spec: ServerSpec,
+): Promise<ServerRow> {
+  try {
+    const [row] = await db
+      .update(servers)
+      .set({ ...spec, updatedAt: sql`now()` })
+      .where(eq(servers.name, name))
+      .returning();
+    if (!row) throw notFound(name);
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new DriftError('SERVER_EXISTS', `a server named "${spec.name}" already exists`);
+    }
+    throw error;
+  }
+}
+
+export async function setServerEnabled(
+  db: Database,
+  name: string,
+  enabled: boolean,
+): Promise<ServerRow> {
+  const [row] = await db
+    .update(servers)
+    .set({ enabled, updatedAt: sql`now()` })
+    .where(eq(servers.name, name))
+    .returning();
+  if (!row) throw notFound(name);
+  return row;
+}
+
+/** Removes the server and, through ON DELETE CASCADE, its history. */
+export async function removeServer(db: Database, name: string): Promise<ServerRow> {
+  const [row] = await db.delete(servers).where(eq(servers.name, name)).returning();
+  if (!row) throw notFound(name);
+  return row;
+}
+
+export function specOf(row: ServerRow): ServerSpec {
+  return {
+    name: row.name,
+    transport: row.transport,
+    command: row.command,
+    args: row.args,
+    env: row.env,
+    cwd: row.cwd,
+    url: row.url,
+    headers: row.headers,
+    trust: row.trust,
+    schedule: row.schedule,
+    notify: row.notify,
+    hold: row.hold,
+  };
+}
