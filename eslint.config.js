@@ -1,13 +1,18 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'drizzle/', '.mcp-drift/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { languageOptions: { globals: globals.node } },
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-console': 'off',
     },
   },
@@ -16,7 +21,14 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/cli/main.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Throw a DriftError; src/cli/main.ts maps it to an exit code.' }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'exit',
+          message: 'Throw a DriftError; src/cli/main.ts maps it to an exit code.',
+        },
+      ],
     },
   },
 );

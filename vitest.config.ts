@@ -34,6 +34,8 @@ export default defineConfig(async () => {
       include: ['test/**/*.db.test.ts'],
       env: { MCP_DRIFT_TEST_BACKEND: backend, TEST_DATABASE_URL: postgresUrl },
       globalSetup: ['test/support/global-setup.ts'],
+      // Each file spawns CLI processes and a database; two at a time suits two cores.
+      maxWorkers: 2,
       testTimeout: 60_000,
       hookTimeout: 60_000,
     },

@@ -15,7 +15,13 @@ try {
   const before = readdirSync(scratch);
   const output = execFileSync(
     'npx',
-    ['drizzle-kit', 'generate', '--dialect=postgresql', '--schema=./src/db/schema.ts', `--out=${scratch}`],
+    [
+      'drizzle-kit',
+      'generate',
+      '--dialect=postgresql',
+      '--schema=./src/db/schema.ts',
+      `--out=${scratch}`,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
   );
   const added = readdirSync(scratch).filter((name) => !before.includes(name));

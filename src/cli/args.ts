@@ -4,7 +4,9 @@ import { DriftError } from '../errors.js';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 export interface Parsed<O extends Options> {
-  values: ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: true }>>['values'];
+  values: ReturnType<
+    typeof parseArgs<{ options: O; strict: true; allowPositionals: true }>
+  >['values'];
   positionals: string[];
   /** What came after a bare `--`, verbatim (a stdio server's command line). */
   rest: string[] | undefined;
@@ -22,7 +24,12 @@ export function parseCommandArgs<O extends Options>(
   const terminator = argv.indexOf('--');
   const own = terminator < 0 ? argv : argv.slice(0, terminator);
   try {
-    const { values, positionals } = parseArgs({ args: own, options, strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: own,
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
     return { values, positionals, rest: terminator < 0 ? undefined : argv.slice(terminator + 1) };
   } catch (error) {
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
@@ -30,10 +37,20 @@ export function parseCommandArgs<O extends Options>(
   }
 }
 
-export function expectPositionals(command: string, positionals: string[], names: string[]): string[] {
+export function expectPositionals(
+  command: string,
+  positionals: string[],
+  names: string[],
+): string[] {
   if (positionals.length !== names.length) {
-    const got = positionals.length > names.length ? `unexpected "${positionals[names.length]}"` : `missing ${names[positionals.length]}`;
-    throw new DriftError('USAGE', `${command}: ${got}; usage: mcp-drift ${command} ${names.join(' ')}`);
+    const got =
+      positionals.length > names.length
+        ? `unexpected "${positionals[names.length]}"`
+        : `missing ${names[positionals.length]}`;
+    throw new DriftError(
+      'USAGE',
+      `${command}: ${got}; usage: mcp-drift ${command} ${names.join(' ')}`,
+    );
   }
   return positionals;
 }

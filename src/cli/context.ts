@@ -25,7 +25,10 @@ export function createContext(options: { quiet: boolean }): CommandContext {
     env,
     logger,
     async withDatabase(fn) {
-      const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, home: config.MCP_DRIFT_HOME });
+      const handle = await openDatabase({
+        databaseUrl: config.DATABASE_URL,
+        home: config.MCP_DRIFT_HOME,
+      });
       try {
         return await fn(handle.db, handle);
       } finally {

@@ -49,7 +49,8 @@ async function run(argv: string[], verbose: boolean): Promise<number> {
   };
   const handler = commands[command];
   try {
-    if (!handler) throw new DriftError('USAGE', `unknown command "${command}"; run \`mcp-drift help\``);
+    if (!handler)
+      throw new DriftError('USAGE', `unknown command "${command}"; run \`mcp-drift help\``);
     await handler(createContext({ quiet: command !== 'serve' }));
     return 0;
   } catch (error) {

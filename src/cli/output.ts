@@ -16,11 +16,15 @@ export function plain(text: string): string {
 /** A left-aligned table with a header row; cells are sanitized. */
 export function formatTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows].map((row) => row.map((cell) => plain(cell).replace(/\n/g, ' ')));
-  const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((_, column) =>
+    Math.max(...all.map((row) => (row[column] ?? '').length)),
+  );
   return all
     .map((row) =>
       row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .map((cell, column) =>
+          column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
+        )
         .join('  ')
         .trimEnd(),
     )

@@ -82,7 +82,7 @@ export async function serverCommand(ctx: CommandContext, argv: string[]): Promis
     default:
       throw new DriftError(
         'USAGE',
-        `${sub === undefined ? 'server: missing subcommand' : `server: unknown subcommand "${sub}"`}; usage:\n${serverUsage}`,
+        `server: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}; use add, list, show, remove, enable, disable or edit (see \`mcp-drift help\`)`,
       );
   }
 }
@@ -103,7 +103,8 @@ function buildSpec(
   if (values.stdio && values.transport !== undefined) {
     throw new DriftError('USAGE', '--transport applies to --url servers, not --stdio');
   }
-  if (values.hold && values['no-hold']) throw new DriftError('USAGE', 'give --hold or --no-hold, not both');
+  if (values.hold && values['no-hold'])
+    throw new DriftError('USAGE', 'give --hold or --no-hold, not both');
 
   const spec: ServerSpec = base
     ? { ...base }
@@ -123,7 +124,13 @@ function buildSpec(
       };
   if (values.stdio) {
     const [command, ...args] = commandLine ?? [];
-    Object.assign(spec, { transport: 'stdio', command: command ?? null, args, url: null, headers: {} });
+    Object.assign(spec, {
+      transport: 'stdio',
+      command: command ?? null,
+      args,
+      url: null,
+      headers: {},
+    });
   } else if (values.url !== undefined) {
     Object.assign(spec, {
       transport: checkTransport(values.transport ?? 'http'),
@@ -169,7 +176,10 @@ async function edit(ctx: CommandContext, argv: string[]): Promise<void> {
   const [name] = expectPositionals('server edit', positionals, ['NAME']);
   const changing = Object.keys(values).filter((key) => key !== 'json');
   if (changing.length === 0) {
-    throw new DriftError('USAGE', `server edit ${name}: nothing to change; give flags as for server add`);
+    throw new DriftError(
+      'USAGE',
+      `server edit ${name}: nothing to change; give flags as for server add`,
+    );
   }
   const row = await ctx.withDatabase(async (db) => {
     const current = await getServer(db, name!);
@@ -184,13 +194,21 @@ async function list(ctx: CommandContext, argv: string[]): Promise<void> {
   expectPositionals('server list', positionals, []);
   const rows = await ctx.withDatabase((db) => listServers(db));
   if (values.json) return printJson(rows.map((row) => serverView(row, ctx)));
-  if (rows.length === 0) return printLine('no servers registered; add one with `mcp-drift server add`');
+  if (rows.length === 0)
+    return printLine('no servers registered; add one with `mcp-drift server add`');
   printLine(
     formatTable(
       ['NAME', 'TRANSPORT', 'TRUST', 'SCHEDULE', 'ENABLED', 'TARGET'],
       rows.map((row) => {
         const view = serverView(row, ctx);
-        return [view.name, view.transport, view.trust, view.effectiveSchedule, view.enabled ? 'yes' : 'no', target(view)];
+        return [
+          view.name,
+          view.transport,
+          view.trust,
+          view.effectiveSchedule,
+          view.enabled ? 'yes' : 'no',
+          target(view),
+        ];
       }),
     ),
   );
@@ -212,7 +230,11 @@ async function remove(ctx: CommandContext, argv: string[]): Promise<void> {
   printLine(`removed server ${row.name} and its history`);
 }
 
-async function toggle(ctx: CommandContext, sub: 'enable' | 'disable', argv: string[]): Promise<void> {
+async function toggle(
+  ctx: CommandContext,
+  sub: 'enable' | 'disable',
+  argv: string[],
+): Promise<void> {
   const { values, positionals } = parseCommandArgs(`server ${sub}`, argv, jsonFlag);
   const [name] = expectPositionals(`server ${sub}`, positionals, ['NAME']);
   const row = await ctx.withDatabase((db) => setServerEnabled(db, name!, sub === 'enable'));
@@ -254,7 +276,12 @@ function target(view: ReturnType<typeof serverView>): string {
   return view.transport === 'stdio' ? [view.command, ...view.args].join(' ') : (view.url ?? '');
 }
 
-function report(ctx: CommandContext, row: ServerRow, json: boolean | undefined, headline?: string): void {
+function report(
+  ctx: CommandContext,
+  row: ServerRow,
+  json: boolean | undefined,
+  headline?: string,
+): void {
   const view = serverView(row, ctx);
   if (json) return printJson(view);
   if (headline) printLine(headline);

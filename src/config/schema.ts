@@ -17,18 +17,16 @@ const emailList = z
   .pipe(z.array(z.email({ message: 'must be a comma-separated list of email addresses' })));
 
 const urlWithScheme = (schemes: string[]) =>
-  z
-    .string()
-    .refine(
-      (value) => {
-        try {
-          return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
-        } catch {
-          return false;
-        }
-      },
-      { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
-    );
+  z.string().refine(
+    (value) => {
+      try {
+        return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
+  );
 
 const port = z.coerce.number().int().min(0).max(65535);
 

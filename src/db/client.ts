@@ -146,7 +146,11 @@ async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
 
 async function openThroughSocket(socketPath: string): Promise<DatabaseHandle> {
   const sql = socketClient(socketPath);
-  await reachOrThrow(sql, `the embedded database through ${socketPath}`, 'is mcp-drift serve healthy?');
+  await reachOrThrow(
+    sql,
+    `the embedded database through ${socketPath}`,
+    'is mcp-drift serve healthy?',
+  );
   return {
     db: drizzlePostgres(sql, { schema }),
     backend: 'embedded-socket',

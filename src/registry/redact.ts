@@ -24,7 +24,9 @@ function maskLiteral(text: string): string {
   if (text === '') return '';
   return text
     .split(/(\s+)/)
-    .map((part) => (part === '' || /^\s+$/.test(part) || AUTH_SCHEMES.has(part.toLowerCase()) ? part : MASK))
+    .map((part) =>
+      part === '' || /^\s+$/.test(part) || AUTH_SCHEMES.has(part.toLowerCase()) ? part : MASK,
+    )
     .join('');
 }
 

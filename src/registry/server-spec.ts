@@ -50,10 +50,7 @@ export function checkName(name: string): string {
 }
 
 /** `K=V` pairs from repeated flags; a later pair for the same key replaces the earlier. */
-export function parsePairs(
-  pairs: string[],
-  flag: '--header' | '--env',
-): Record<string, string> {
+export function parsePairs(pairs: string[], flag: '--header' | '--env'): Record<string, string> {
   const keyPattern = flag === '--header' ? HEADER_NAME : ENV_NAME;
   const result: Record<string, string> = {};
   for (const pair of pairs) {
@@ -62,11 +59,14 @@ export function parsePairs(
     if (eq < 0 || !keyPattern.test(key)) {
       throw invalid(
         `invalid ${flag} "${key}${eq < 0 ? '' : '=…'}": write ${flag} ${flag === '--header' ? 'Name' : 'NAME'}=VALUE` +
-          (flag === '--env' ? ' with a variable name of letters, digits and _' : ' with a valid HTTP header name'),
+          (flag === '--env'
+            ? ' with a variable name of letters, digits and _'
+            : ' with a valid HTTP header name'),
       );
     }
     const value = pair.slice(eq + 1);
-    if (/[\r\n\0]/.test(value)) throw invalid(`invalid ${flag} ${key}: the value holds a line break or NUL`);
+    if (/[\r\n\0]/.test(value))
+      throw invalid(`invalid ${flag} ${key}: the value holds a line break or NUL`);
     const malformed = value.replace(REFERENCE, '').match(/\$\{[^}]*\}?/);
     if (malformed) {
       throw invalid(
@@ -86,7 +86,9 @@ export function checkUrl(url: string): string {
     throw invalid(`invalid --url "${url}": not a URL; write e.g. --url http://127.0.0.1:3001/mcp`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw invalid(`invalid --url "${url}": the scheme must be http or https, not ${parsed.protocol.replace(/:$/, '')}`);
+    throw invalid(
+      `invalid --url "${url}": the scheme must be http or https, not ${parsed.protocol.replace(/:$/, '')}`,
+    );
   }
   return url;
 }
@@ -109,7 +111,9 @@ export function checkTrust(trust: string): TrustLevel {
 
 export function checkTransport(transport: string): 'http' | 'sse' {
   if (transport !== 'http' && transport !== 'sse') {
-    throw invalid(`invalid --transport "${transport}": use http (Streamable HTTP) or sse (legacy HTTP+SSE)`);
+    throw invalid(
+      `invalid --transport "${transport}": use http (Streamable HTTP) or sse (legacy HTTP+SSE)`,
+    );
   }
   return transport;
 }
@@ -130,14 +134,19 @@ export function checkEmails(addresses: string[]): string[] {
 export function checkTransportFields(spec: ServerSpec): ServerSpec {
   if (spec.transport === 'stdio') {
     if (!spec.command) {
-      throw invalid('--stdio needs a command after --: e.g. --stdio -- npx @modelcontextprotocol/server-filesystem /tmp');
+      throw invalid(
+        '--stdio needs a command after --: e.g. --stdio -- npx @modelcontextprotocol/server-filesystem /tmp',
+      );
     }
-    if (Object.keys(spec.headers).length > 0) throw invalid('--header applies to --url servers, not --stdio');
+    if (Object.keys(spec.headers).length > 0)
+      throw invalid('--header applies to --url servers, not --stdio');
   } else {
     if (!spec.url) throw invalid('give --url URL or --stdio -- COMMAND [ARGS…]');
-    if (Object.keys(spec.env).length > 0) throw invalid('--env applies to --stdio servers, not --url');
+    if (Object.keys(spec.env).length > 0)
+      throw invalid('--env applies to --stdio servers, not --url');
     if (spec.cwd !== null) throw invalid('--cwd applies to --stdio servers, not --url');
-    if (spec.hold) throw invalid('--hold applies to --stdio servers; http and sse servers are always held');
+    if (spec.hold)
+      throw invalid('--hold applies to --stdio servers; http and sse servers are always held');
   }
   return spec;
 }

@@ -1,0 +1,115 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client.js';
+import { listings, observations, servers } from '../../src/db/schema.js';
+import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
+
+let database: TestDatabase;
+let owner: DatabaseHandle;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  owner = await database.open({ share: true });
+});
+afterAll(async () => {
+  await owner?.close();
+  await database?.drop();
+});
+
+describe(`the data model (${backend})`, () => {
+  it('is migrated: every table exists', async () => {
+    const rows = await owner.db.execute<{ table_name: string }>(
+      sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+    );
+    const names = [...rows].map((row) => row.table_name);
+    expect(names).toEqual([
+      'alerts',
+      'baselines',
+      'changes',
+      'findings',
+      'held_sessions',
+      'listings',
+      'observations',
+      'outages',
+      'servers',
+      'worker_leases',
+    ]);
+  });
+
+  it('refuses a registration whose fields do not fit its transport', async () => {
+    await expect(
+      owner.db.insert(servers).values({ name: 'broken', transport: 'stdio', url: 'http://x.test' }),
+    ).rejects.toThrow();
+  });
+
+  it('refuses an error observation that carries a listing, and an ok one without', async () => {
+    const [server] = await owner.db
+      .insert(servers)
+      .values({ name: 'observed', transport: 'http', url: 'http://127.0.0.1:9/mcp' })
+      .returning();
+    await owner.db
+      .insert(listings)
+      .values({ hash: 'h1', body: '{"tools":[]}', toolHashes: {}, toolCount: 0, byteSize: 12 });
+    const base = {
+      serverId: server!.id,
+      startedAt: new Date(),
+      durationMs: 5,
+      trigger: 'poll' as const,
+    };
+    await expect(
+      owner.db.insert(observations).values({ ...base, outcome: 'ok' }),
+    ).rejects.toThrow();
+    await expect(
+      owner.db
+        .insert(observations)
+        .values({ ...base, outcome: 'error', listingHash: 'h1', errorMessage: 'x' }),
+    ).rejects.toThrow();
+    await owner.db
+      .insert(observations)
+      .values({
+        ...base,
+        outcome: 'error',
+        errorCode: 'REMOTE_TIMEOUT',
+        errorMessage: 'no answer in 30 s',
+      });
+    // Removing a server removes its history with it.
+    await owner.db.delete(servers).where(eq(servers.id, server!.id));
+    expect(await owner.db.select().from(observations)).toEqual([]);
+  });
+});
+
+describe.runIf(backend === 'pglite')('sharing the embedded database with other processes', () => {
+  it("keeps one client's open transaction apart from another client's statements", async () => {
+    const other = await database.open();
+    expect(other.backend).toBe('embedded-socket');
+    try {
+      const inTransaction = owner.db
+        .transaction(async (tx) => {
+          await tx
+            .insert(servers)
+            .values({ name: 'rolled-back', transport: 'http', url: 'http://a.test' });
+          await sleep(300);
+          tx.rollback();
+        })
+        .then(
+          () => 'committed',
+          (error: Error) => error.message,
+        );
+      await sleep(50);
+      // Issued while the transaction above is open: it waits for it to end rather than
+      // joining it and being rolled back with it.
+      await other.db
+        .insert(servers)
+        .values({ name: 'kept', transport: 'http', url: 'http://b.test' });
+      expect(await inTransaction).toBe('Rollback');
+      const names = (await owner.db.select({ name: servers.name }).from(servers)).map(
+        (row) => row.name,
+      );
+      expect(names).toContain('kept');
+      expect(names).not.toContain('rolled-back');
+    } finally {
+      await other.close();
+    }
+  });
+});

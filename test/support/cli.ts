@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The built bin, as a user runs it; `npm test` builds first (pretest). Running the sources
+ * through tsx instead costs over a second of compilation per call.
+ */
+export const cliMain = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/** Variables a developer's shell may carry that would point the CLI somewhere else. */
+const SCRUBBED = [
+  'DATABASE_URL',
+  'MCP_DRIFT_HOME',
+  'SMTP_URL',
+  'LOG_LEVEL',
+  'ALERT_TO',
+  'ALERT_FROM',
+];
+
+export interface CliOptions {
+  env: Record<string, string | undefined>;
+  /** Working directory; keep it a test directory so no developer's .env is read. */
+  cwd: string;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
+  const base = { ...process.env };
+  for (const key of SCRUBBED) delete base[key];
+  return { ...base, ...env };
+}
+
+/** Starts `mcp-drift ARGS…`. */
+export function spawnCli(args: string[], options: CliOptions): ChildProcess {
+  if (!existsSync(cliMain))
+    throw new Error(`${cliMain} is missing: run \`npm run build\` (npm test does)`);
+  return spawn(process.execPath, [cliMain, ...args], {
+    cwd: options.cwd,
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnCli(args, options);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Resolves with everything written to the stream so far once `pattern` appears in it. */
+export function waitForOutput(
+  stream: NodeJS.ReadableStream,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      stream.off('data', onData);
+      reject(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for ${pattern}; output so far:\n${seen}`,
+        ),
+      );
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        stream.off('data', onData);
+        resolve(seen);
+      }
+    };
+    stream.on('data', onData);
+  });
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
