@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 import { DriftError, type DriftErrorCode } from '../errors.js';
+import { baselineCommand } from './baseline-command.js';
+import { checkCommand } from './check-command.js';
 import type { CommandContext } from './context.js';
 import { createContext } from './context.js';
+import { diffCommand } from './diff-command.js';
+import { historyCommand } from './history-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { printLine } from './output.js';
 import { serveCommand } from './serve-command.js';
@@ -32,6 +36,12 @@ const USAGE = `usage:
 mcp-drift serve                          run the service (migrates first)
 mcp-drift migrate                        apply database migrations
 ${serverUsage}
+mcp-drift check NAME [--fail-on LEVEL]   list now, diff against the baseline, print
+mcp-drift diff BEFORE.json AFTER.json [--trust LEVEL] [--fail-on LEVEL]
+                                         offline diff of two files, each a tools/list
+                                         result ({"tools":[…]}) or a JSON array of tools
+mcp-drift history NAME [--limit N]       observations, newest first, with their changes
+mcp-drift baseline show NAME | baseline approve NAME [--listing HASH]
 
 Every listing command takes --json. --verbose prints stack traces of unexpected errors.
 Configuration comes from the environment or a .env file; see README.md.`;
@@ -45,6 +55,10 @@ async function run(argv: string[], verbose: boolean): Promise<number> {
   const commands: Record<string, (ctx: CommandContext) => Promise<void>> = {
     server: (ctx) => serverCommand(ctx, rest),
     migrate: (ctx) => migrateCommand(ctx, rest),
+    check: (ctx) => checkCommand(ctx, rest),
+    diff: (ctx) => diffCommand(ctx, rest),
+    history: (ctx) => historyCommand(ctx, rest),
+    baseline: (ctx) => baselineCommand(ctx, rest),
     serve: (ctx) => serveCommand(ctx, rest, shutdownSignal()),
   };
   const handler = commands[command];
@@ -62,7 +76,7 @@ function report(error: unknown, verbose: boolean): number {
   if (error instanceof DriftError) {
     process.stderr.write(`mcp-drift: ${error.message}\n`);
     if (verbose && error.cause instanceof Error) process.stderr.write(`${error.cause.stack}\n`);
-    return EXIT_CODES[error.code];
+    return EXIT_CODES[error.code] ?? 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`mcp-drift: unexpected error: ${message}\n`);

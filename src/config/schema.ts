@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { validate as isValidCron } from 'node-cron';
-
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+import { SEVERITIES } from '../diff/severity.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -49,6 +47,16 @@ export const configSchema = z.object({
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: port.default(9464),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** Caps on one listing (design §6); hitting one makes the attempt an error observation. */
+  LISTING_MAX_PAGES: z.coerce.number().int().min(1).default(100),
+  LISTING_MAX_TOOLS: z.coerce.number().int().min(1).default(10_000),
+  LISTING_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
+  /** Per MCP request (connect, each page). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

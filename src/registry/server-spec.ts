@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validate as isValidCron } from 'node-cron';
+import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
 import { DriftError } from '../errors.js';
 
 /*
@@ -10,8 +11,6 @@ import { DriftError } from '../errors.js';
 
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
-export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
-export type TrustLevel = (typeof TRUST_LEVELS)[number];
 
 export interface ServerSpec {
   name: string;

@@ -1,18 +1,11 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { servers, type ServerRow } from '../db/schema.js';
+import { uniqueViolation } from '../db/sql-errors.js';
 import { DriftError } from '../errors.js';
 import type { ServerSpec } from './server-spec.js';
 
 /** Repositories take the database or a transaction as their first argument (house style). */
-
-function isUniqueViolation(error: unknown): boolean {
-  // drizzle wraps driver errors; postgres.js and PGlite both carry SQLSTATE in `code`.
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
 
 function notFound(name: string): DriftError {
   return new DriftError(
@@ -26,7 +19,7 @@ export async function insertServer(db: Database, spec: ServerSpec): Promise<Serv
     const [row] = await db.insert(servers).values(spec).returning();
     return row!;
   } catch (error) {
-    if (isUniqueViolation(error)) {
+    if (uniqueViolation(error)) {
       throw new DriftError(
         'SERVER_EXISTS',
         `a server named "${spec.name}" already exists; choose another name or \`mcp-drift server edit ${spec.name}\``,
@@ -66,7 +59,7 @@ export async function updateServer(
     if (!row) throw notFound(name);
     return row;
   } catch (error) {
-    if (isUniqueViolation(error)) {
+    if (uniqueViolation(error)) {
       throw new DriftError('SERVER_EXISTS', `a server named "${spec.name}" already exists`);
     }
     throw error;

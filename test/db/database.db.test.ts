@@ -19,10 +19,14 @@ afterAll(async () => {
 
 describe(`the data model (${backend})`, () => {
   it('is migrated: every table exists', async () => {
-    const rows = await owner.db.execute<{ table_name: string }>(
+    const result: unknown = await owner.db.execute(
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
-    const names = [...rows].map((row) => row.table_name);
+    // postgres.js returns the rows; PGlite returns { rows }.
+    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+      table_name: string;
+    }[];
+    const names = rows.map((row) => row.table_name);
     expect(names).toEqual([
       'alerts',
       'baselines',
@@ -65,14 +69,12 @@ describe(`the data model (${backend})`, () => {
         .insert(observations)
         .values({ ...base, outcome: 'error', listingHash: 'h1', errorMessage: 'x' }),
     ).rejects.toThrow();
-    await owner.db
-      .insert(observations)
-      .values({
-        ...base,
-        outcome: 'error',
-        errorCode: 'REMOTE_TIMEOUT',
-        errorMessage: 'no answer in 30 s',
-      });
+    await owner.db.insert(observations).values({
+      ...base,
+      outcome: 'error',
+      errorCode: 'REMOTE_TIMEOUT',
+      errorMessage: 'no answer in 30 s',
+    });
     // Removing a server removes its history with it.
     await owner.db.delete(servers).where(eq(servers.id, server!.id));
     expect(await owner.db.select().from(observations)).toEqual([]);

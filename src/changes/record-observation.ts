@@ -1,0 +1,162 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { servers, type ServerRow } from '../db/schema.js';
+import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
+import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
+import {
+  insertObservation,
+  latestOkObservation,
+  listingSpan,
+  listingsByHash,
+  loadListingTools,
+  setBaseline,
+  storeListing,
+  type ObservationRow,
+} from '../listings/listings-repo.js';
+import type { ProbeResult } from '../mcp/index.js';
+import { appendChange, changesSince, isDuplicateAppend, type ChangeRow } from './changes-repo.js';
+
+export interface ObservationInput {
+  server: ServerRow;
+  result: ProbeResult;
+  trigger: ObservationRow['trigger'];
+  startedAt: Date;
+  workerId?: string;
+  /** From a held session: whether the server advertises and sent change notifications. */
+  delivery?: DeliveryContext;
+}
+
+export interface RecordedObservation {
+  observation: ObservationRow;
+  /** The listing seen; null for an error observation. */
+  listing: CanonicalListing | null;
+  /** The server's listing before this observation (its previous successful one). */
+  previousHash: string | null;
+  /** Set when the listing differs from the previous one. */
+  change: { row: ChangeRow; diff: DiffResult } | null;
+}
+
+/** flip_flop counts posture changes within this window (design §4). */
+const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Stores one attempt to list a server and, when its listing differs from the previous
+ * one, the change and its findings, all in one transaction. An error observation never
+ * touches the listing history: a server that is down has not removed its tools.
+ * The first successful listing becomes the baseline until an operator approves another.
+ */
+export async function recordObservation(
+  db: Database,
+  input: ObservationInput,
+): Promise<RecordedObservation> {
+  const listing = input.result.ok ? canonicalListing(input.result.tools) : null;
+  // A concurrent observer may append the same transition first; then this attempt's
+  // transaction is rolled back and redone, and finds that listing as the previous one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => recordIn(tx, input, listing));
+    } catch (error) {
+      if (!isDuplicateAppend(error) || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function recordIn(
+  db: Database,
+  input: ObservationInput,
+  listing: CanonicalListing | null,
+): Promise<RecordedObservation> {
+  const { server, result } = input;
+  const previous = await latestOkObservation(db, server.id);
+  if (listing) await storeListing(db, listing);
+  const observation = await insertObservation(db, {
+    serverId: server.id,
+    startedAt: input.startedAt,
+    durationMs: result.durationMs,
+    trigger: input.trigger,
+    outcome: result.ok ? 'ok' : 'error',
+    listingHash: listing?.hash ?? null,
+    errorCode: result.ok ? null : result.code,
+    errorMessage: result.ok ? null : result.reason,
+    protocolVersion: result.protocolVersion,
+    serverInfo: result.serverInfo as Record<string, unknown> | null,
+    capabilities: result.capabilities as Record<string, unknown> | null,
+    ttlMs: result.ok ? result.ttlMs : null,
+    cacheScope: result.ok ? result.cacheScope : null,
+    pages: result.ok ? result.pages : null,
+    workerId: input.workerId ?? null,
+  });
+  if (result.era && result.era !== server.protocolEra) {
+    // Not an edit of the registration, so updated_at stays: the supervisor need not re-read it.
+    await db.update(servers).set({ protocolEra: result.era }).where(eq(servers.id, server.id));
+  }
+  const recorded = {
+    observation,
+    listing,
+    previousHash: previous?.listingHash ?? null,
+    change: null,
+  };
+  if (!listing || !result.ok) return recorded;
+  if (!previous) {
+    await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
+    return recorded;
+  }
+  if (previous.listingHash === listing.hash) return recorded;
+
+  const oldHash = previous.listingHash!;
+  const now = input.startedAt.toISOString();
+  const [oldTools, oldSpan, history] = [
+    await loadListingTools(db, oldHash),
+    await listingSpan(db, server.id, oldHash),
+    await recentHistory(db, server.id, input.startedAt),
+  ];
+  const diff = diffListings(oldTools, listing, {
+    trust: server.trust,
+    server: server.name,
+    before: oldSpan,
+    after: { firstObserved: now, lastObserved: now },
+    delivery: input.delivery,
+    ttlMs: result.ttlMs,
+    cacheScope: result.cacheScope,
+    history,
+    now,
+  });
+  const row = await appendChange(
+    db,
+    {
+      serverId: server.id,
+      fromHash: oldHash,
+      toHash: listing.hash,
+      observationId: observation.id,
+      detectedAt: input.startedAt,
+      severity: diff.severity,
+      notificationSeen: input.delivery?.notificationSeen ?? null,
+      exposure: {
+        oldListing: { hash: oldHash, ...oldSpan },
+        notificationSeen: input.delivery?.notificationSeen ?? null,
+        listChangedAdvertised: input.delivery?.listChangedAdvertised ?? null,
+        ttlMs: result.ttlMs,
+        cacheScope: result.cacheScope,
+      },
+    },
+    diff.findings,
+  );
+  return { ...recorded, change: { row, diff } };
+}
+
+/** The server's listings over the flip_flop window, oldest first. */
+async function recentHistory(db: Database, serverId: number, now: Date) {
+  const recent = await changesSince(db, serverId, new Date(now.getTime() - FLIP_FLOP_WINDOW_MS));
+  if (recent.length === 0) return [];
+  const bodies = await listingsByHash(db, [
+    recent[0]!.fromHash,
+    ...recent.map((change) => change.toHash),
+  ]);
+  return [
+    { observedAt: recent[0]!.detectedAt.toISOString(), tools: bodies.get(recent[0]!.fromHash)! },
+    ...recent.map((change) => ({
+      observedAt: change.detectedAt.toISOString(),
+      tools: bodies.get(change.toHash)!,
+    })),
+  ];
+}
