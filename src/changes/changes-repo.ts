@@ -6,7 +6,7 @@ import type { Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 
 export type ChangeRow = typeof changes.$inferSelect;
-export type NewChangeRow = Omit<typeof changes.$inferInsert, 'previousChangeId'>;
+export type NewChangeRow = typeof changes.$inferInsert;
 export type FindingRow = typeof findings.$inferSelect;
 
 export async function latestChange(db: Database, serverId: number): Promise<ChangeRow | undefined> {
@@ -20,19 +20,17 @@ export async function latestChange(db: Database, serverId: number): Promise<Chan
 }
 
 /**
- * Appends a change to the server's chain. The unique (server, previous change) pair makes
- * a concurrent append of the same transition fail instead of recording it twice.
+ * Appends a change to the server's chain after `change.previousChangeId`, which the caller
+ * read in the same transaction as the listing it compared against. The unique (server,
+ * previous change) pair makes a concurrent append after the same change fail instead of
+ * recording the transition twice.
  */
 export async function appendChange(
   db: Database,
   change: NewChangeRow,
   found: readonly Finding[],
 ): Promise<ChangeRow> {
-  const previous = await latestChange(db, change.serverId);
-  const [row] = await db
-    .insert(changes)
-    .values({ ...change, previousChangeId: previous?.id ?? null })
-    .returning();
+  const [row] = await db.insert(changes).values(change).returning();
   if (found.length > 0) {
     await db.insert(findings).values(
       found.map((finding) => ({

@@ -4,8 +4,8 @@ import { servers, type ServerRow } from '../db/schema.js';
 import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
 import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
 import {
+  firstOkObservation,
   insertObservation,
-  latestOkObservation,
   listingSpan,
   listingsByHash,
   loadListingTools,
@@ -14,7 +14,13 @@ import {
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import type { ProbeResult } from '../mcp/index.js';
-import { appendChange, changesSince, isDuplicateAppend, type ChangeRow } from './changes-repo.js';
+import {
+  appendChange,
+  changesSince,
+  isDuplicateAppend,
+  latestChange,
+  type ChangeRow,
+} from './changes-repo.js';
 
 export interface ObservationInput {
   server: ServerRow;
@@ -67,7 +73,12 @@ async function recordIn(
   listing: CanonicalListing | null,
 ): Promise<RecordedObservation> {
   const { server, result } = input;
-  const previous = await latestOkObservation(db, server.id);
+  // The server's current listing is where its chain of changes ends (or its first listing).
+  // Reading it from the chain, and appending after the same link, is what keeps two
+  // observers of one transition from both recording it.
+  const lastChange = await latestChange(db, server.id);
+  const previousHash =
+    lastChange?.toHash ?? (await firstOkObservation(db, server.id))?.listingHash ?? null;
   if (listing) await storeListing(db, listing);
   const observation = await insertObservation(db, {
     serverId: server.id,
@@ -90,20 +101,15 @@ async function recordIn(
     // Not an edit of the registration, so updated_at stays: the supervisor need not re-read it.
     await db.update(servers).set({ protocolEra: result.era }).where(eq(servers.id, server.id));
   }
-  const recorded = {
-    observation,
-    listing,
-    previousHash: previous?.listingHash ?? null,
-    change: null,
-  };
+  const recorded = { observation, listing, previousHash, change: null };
   if (!listing || !result.ok) return recorded;
-  if (!previous) {
+  if (previousHash === null) {
     await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
     return recorded;
   }
-  if (previous.listingHash === listing.hash) return recorded;
+  if (previousHash === listing.hash) return recorded;
 
-  const oldHash = previous.listingHash!;
+  const oldHash = previousHash;
   const now = input.startedAt.toISOString();
   const [oldTools, oldSpan, history] = [
     await loadListingTools(db, oldHash),
@@ -125,6 +131,7 @@ async function recordIn(
     db,
     {
       serverId: server.id,
+      previousChangeId: lastChange?.id ?? null,
       fromHash: oldHash,
       toHash: listing.hash,
       observationId: observation.id,

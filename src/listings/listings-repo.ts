@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, max, min } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, max, min } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { baselines, listings, observations } from '../db/schema.js';
 import { DriftError } from '../errors.js';
@@ -64,22 +64,29 @@ export async function insertObservation(
   return inserted!;
 }
 
-/** The server's latest successful observation before `beforeId` (or at all). */
-export async function latestOkObservation(
+/** The server's first successful observation: its listing before any change. */
+export async function firstOkObservation(
   db: Database,
   serverId: number,
-  beforeId?: number,
 ): Promise<ObservationRow | undefined> {
   const [row] = await db
     .select()
     .from(observations)
-    .where(
-      and(
-        eq(observations.serverId, serverId),
-        eq(observations.outcome, 'ok'),
-        beforeId === undefined ? undefined : lt(observations.id, beforeId),
-      ),
-    )
+    .where(and(eq(observations.serverId, serverId), eq(observations.outcome, 'ok')))
+    .orderBy(asc(observations.id))
+    .limit(1);
+  return row;
+}
+
+/** The server's latest successful observation. */
+export async function latestOkObservation(
+  db: Database,
+  serverId: number,
+): Promise<ObservationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(observations)
+    .where(and(eq(observations.serverId, serverId), eq(observations.outcome, 'ok')))
     .orderBy(desc(observations.id))
     .limit(1);
   return row;

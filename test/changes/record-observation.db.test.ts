@@ -1,0 +1,230 @@
+import { readFileSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordObservation } from '../../src/changes/record-observation.js';
+import type { DatabaseHandle } from '../../src/db/client.js';
+import {
+  baselines,
+  changes,
+  findings,
+  listings,
+  servers,
+  type ServerRow,
+} from '../../src/db/schema.js';
+import type { RawTool } from '../../src/listings/canonical.js';
+import type { ProbeResult } from '../../src/mcp/index.js';
+import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
+
+let database: TestDatabase;
+let handle: DatabaseHandle;
+
+const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
+
+/** What a successful probe returns; the recorder's input, built here instead of by a server. */
+function listed(tools: RawTool[]): ProbeResult {
+  return {
+    ok: true,
+    tools,
+    pages: 1,
+    bytes: JSON.stringify(tools).length,
+    durationMs: 12,
+    era: '2025',
+    protocolVersion: '2025-11-25',
+    serverInfo: { name: 'memory-server', version: '0.6.3' },
+    capabilities: { tools: { listChanged: true } },
+    instructions: null,
+    ttlMs: null,
+    cacheScope: null,
+  };
+}
+
+function relaxed(tools: RawTool[], name: string): RawTool[] {
+  return tools.map((tool) =>
+    tool.name === name
+      ? { ...tool, annotations: { ...(tool.annotations as object), readOnlyHint: true } }
+      : tool,
+  );
+}
+
+async function newServer(name: string): Promise<ServerRow> {
+  const [row] = await handle.db
+    .insert(servers)
+    .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
+    .returning();
+  return row!;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = await database.open({ share: true });
+});
+afterAll(async () => {
+  await handle?.close();
+  await database?.drop();
+});
+
+describe(`recording observations (${backend})`, () => {
+  it('makes the first listing the baseline and records no change for it', async () => {
+    const server = await newServer('first');
+    const recorded = await recordObservation(handle.db, {
+      server,
+      result: listed(memory),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    expect(recorded.change).toBeNull();
+    expect(recorded.previousHash).toBeNull();
+    const [baseline] = await handle.db
+      .select()
+      .from(baselines)
+      .where(eq(baselines.serverId, server.id));
+    expect(baseline).toMatchObject({
+      listingHash: recorded.listing!.hash,
+      approvedBy: 'first-listing',
+    });
+    const [era] = await handle.db
+      .select({ era: servers.protocolEra })
+      .from(servers)
+      .where(eq(servers.id, server.id));
+    expect(era!.era).toBe('2025');
+  });
+
+  it('stores a listing body once however often it is seen, and ignores tool order', async () => {
+    const server = await newServer('repeat');
+    const first = await recordObservation(handle.db, {
+      server,
+      result: listed(memory),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    const again = await recordObservation(handle.db, {
+      server,
+      result: listed([...memory].reverse()),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    expect(again.listing!.hash).toBe(first.listing!.hash);
+    expect(again.change).toBeNull();
+    const bodies = await handle.db
+      .select()
+      .from(listings)
+      .where(eq(listings.hash, first.listing!.hash));
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]!.toolCount).toBe(memory.length);
+  });
+
+  it('records a change with its findings when the listing differs, and keeps the baseline', async () => {
+    const server = await newServer('drifting');
+    const first = await recordObservation(handle.db, {
+      server,
+      result: listed(memory),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    const second = await recordObservation(handle.db, {
+      server,
+      result: listed(relaxed(memory, 'delete_entities')),
+      trigger: 'poll',
+      startedAt: new Date(),
+      delivery: { listChangedAdvertised: true, notificationSeen: false },
+    });
+    expect(second.change).not.toBeNull();
+    const change = second.change!.row;
+    expect(change).toMatchObject({
+      fromHash: first.listing!.hash,
+      toHash: second.listing!.hash,
+      notificationSeen: false,
+    });
+    // A relaxation to read-only (critical) inside a silent change is critical still (capped).
+    expect(change.severity).toBe('critical');
+    expect(change.exposure).toMatchObject({
+      oldListing: { hash: first.listing!.hash },
+      listChangedAdvertised: true,
+    });
+    const stored = await handle.db.select().from(findings).where(eq(findings.changeId, change.id));
+    expect(stored.map((f) => [f.tool, f.kind, f.field, f.severity]).sort()).toEqual(
+      [
+        [null, 'silent_change', null, 'high'],
+        ['delete_entities', 'annotation_relaxed', 'readOnlyHint', 'critical'],
+        ['delete_entities', 'annotation_contradiction', 'readOnlyHint', 'medium'],
+      ].sort(),
+    );
+    const [baseline] = await handle.db
+      .select()
+      .from(baselines)
+      .where(eq(baselines.serverId, server.id));
+    expect(baseline!.listingHash).toBe(first.listing!.hash);
+  });
+
+  it('records an error as an error observation, never as tools removed', async () => {
+    const server = await newServer('flaky');
+    await recordObservation(handle.db, {
+      server,
+      result: listed(memory),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    const down = await recordObservation(handle.db, {
+      server,
+      result: {
+        ok: false,
+        code: 'REMOTE_UNREACHABLE',
+        reason: 'connect ECONNREFUSED 127.0.0.1:9',
+        durationMs: 3,
+        era: null,
+        protocolVersion: null,
+        serverInfo: null,
+        capabilities: null,
+      },
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    expect(down.observation).toMatchObject({
+      outcome: 'error',
+      listingHash: null,
+      errorCode: 'REMOTE_UNREACHABLE',
+    });
+    expect(down.change).toBeNull();
+    const back = await recordObservation(handle.db, {
+      server,
+      result: listed(memory),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    expect(back.change).toBeNull();
+    expect(await handle.db.select().from(changes).where(eq(changes.serverId, server.id))).toEqual(
+      [],
+    );
+  });
+
+  it('records a transition seen by two observers at once exactly once', async () => {
+    const server = await newServer('observed-twice');
+    await recordObservation(handle.db, {
+      server,
+      result: listed(memory),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+    const changed = listed(relaxed(memory, 'create_entities'));
+    const results = await Promise.all([
+      recordObservation(handle.db, {
+        server,
+        result: changed,
+        trigger: 'poll',
+        startedAt: new Date(),
+        workerId: 'a',
+      }),
+      recordObservation(handle.db, {
+        server,
+        result: changed,
+        trigger: 'notification',
+        startedAt: new Date(),
+        workerId: 'b',
+      }),
+    ]);
+    expect(results.filter((result) => result.change !== null)).toHaveLength(1);
+    expect(
+      await handle.db.select().from(changes).where(eq(changes.serverId, server.id)),
+    ).toHaveLength(1);
+  });
+});
