@@ -4,8 +4,17 @@ import { baselines, listings, observations } from '../db/schema.js';
 import { DriftError } from '../errors.js';
 import type { CanonicalListing, RawTool } from './canonical.js';
 
-/** Stores a listing body once per canonical hash; storing it again is a no-op. */
+/**
+ * Stores a listing body once per canonical hash; storing it again is a no-op. The lookup
+ * comes first because most observations repeat a known listing, and the canonical text of
+ * a large listing is built only when it is read (see canonicalListing).
+ */
 export async function storeListing(db: Database, listing: CanonicalListing): Promise<void> {
+  const [known] = await db
+    .select({ hash: listings.hash })
+    .from(listings)
+    .where(eq(listings.hash, listing.hash));
+  if (known) return;
   await db
     .insert(listings)
     .values({

@@ -15,6 +15,10 @@ describe('configuration', () => {
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: 9464,
       LOG_LEVEL: 'info',
+      LISTING_MAX_PAGES: 100,
+      LISTING_MAX_TOOLS: 10_000,
+      LISTING_MAX_BYTES: 16 * 1024 * 1024,
+      REQUEST_TIMEOUT_MS: 30_000,
     });
   });
 

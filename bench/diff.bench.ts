@@ -1,0 +1,124 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { diffListings } from '../src/diff/index.js';
+import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
+import { validateTools } from '../src/listings/validate.js';
+
+/** Issue 3's target: canonicalize + hash + diff of two 10,000-tool listings, one relaxation. */
+const TARGET_MS = 100;
+const TOOLS = 10_000;
+const WARMUPS = 2;
+const RUNS = 7;
+
+function fixtureTools(): RawTool[] {
+  const dir = new URL('../test/fixtures/listings/', import.meta.url);
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .flatMap((file) => validateTools(JSON.parse(readFileSync(new URL(file, dir), 'utf8')), file));
+}
+
+/** Deterministic shuffle (mulberry32), so every run measures the same listings. */
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * Two listings of real tools cloned under numbered names; the second is a deep copy in
+ * another order with one write tool re-declared read-only.
+ */
+export function buildListings(count = TOOLS): { before: RawTool[]; after: RawTool[] } {
+  const source = fixtureTools();
+  const before: RawTool[] = [];
+  for (let i = 0; i < count; i++) {
+    const tool = structuredClone(source[i % source.length]!);
+    tool.name = `${tool.name}_${i}`;
+    if (typeof tool['description'] === 'string') tool['description'] += ` (instance ${i})`;
+    before.push(tool);
+  }
+  const after = shuffled(structuredClone(before), 42);
+  const victim = after.find((tool) => tool.name.startsWith('write_file_'));
+  if (victim === undefined) throw new Error('no write_file tool to relax');
+  victim['annotations'] = { ...(victim['annotations'] as object), readOnlyHint: true };
+  return { before, after };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+interface Timing {
+  median: number;
+  min: number;
+  max: number;
+}
+
+function time(run: () => unknown): Timing {
+  for (let i = 0; i < WARMUPS; i++) run();
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    run();
+    samples.push(performance.now() - start);
+  }
+  return { median: median(samples), min: Math.min(...samples), max: Math.max(...samples) };
+}
+
+export async function runDiffBench(): Promise<void> {
+  const { before, after } = buildListings();
+  const canonicalBefore = canonicalListing(before);
+  const canonicalAfter = canonicalListing(after);
+  const check = diffListings(canonicalBefore, canonicalAfter);
+  const found = check.findings.map((f) => `${f.kind}/${f.field ?? '-'}/${f.severity}`).join(', ');
+
+  const rows: Array<[string, Timing]> = [
+    [
+      'canonicalize + hash, both',
+      time(() => {
+        canonicalListing(before);
+        canonicalListing(after);
+      }),
+    ],
+    ['diff (canonical in)', time(() => diffListings(canonicalBefore, canonicalAfter))],
+    ['total: both raw in (target)', time(() => diffListings(before, after))],
+    // What the service does per new observation: the previous listing was hashed when it
+    // was first seen, so only the new one is canonicalized.
+    ['new side only + diff', time(() => diffListings(canonicalBefore, canonicalListing(after)))],
+  ];
+
+  const bytes = canonicalBefore.canonical.length + canonicalAfter.canonical.length;
+  const cores = availableParallelism();
+  console.log(
+    `diff: two listings of ${TOOLS} tools (${(bytes / 1e6).toFixed(1)} MB canonical), ` +
+      `median of ${RUNS} runs after ${WARMUPS} warm-ups, ${cores} cores; findings: ${found}`,
+  );
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(9);
+  console.log(
+    `  ${'step'.padEnd(width)}  ${'median'.padStart(9)}  ${'min'.padStart(9)}  ${'max'.padStart(9)}  ${'target'.padStart(9)}  of target`,
+  );
+  for (const [label, timing] of rows) {
+    const share = `${((timing.median / TARGET_MS) * 100).toFixed(0)}%`.padStart(9);
+    console.log(
+      `  ${label.padEnd(width)}  ${ms(timing.median)}  ${ms(timing.min)}  ${ms(timing.max)}  ${ms(TARGET_MS)}  ${share}`,
+    );
+  }
+  const heap = process.memoryUsage().heapUsed / 1e6;
+  console.log(
+    `  (heap in use after the runs: ${heap.toFixed(0)} MB; load average ${loadavg()[0]!.toFixed(2)})`,
+  );
+}

@@ -1,0 +1,42 @@
+export { diffListings, type ListingInput } from './diff-listings.js';
+export { formatFindingsText, sanitizeForTerminal } from './format-text.js';
+export {
+  HINTS,
+  HINT_DEFAULTS,
+  readPosture,
+  postureKey,
+  type DeclaredHint,
+  type HintName,
+  type HintReading,
+  type Posture,
+} from './hints.js';
+export { actionVerbs, contradictionEvidence, type ContradictionEvidence } from './contradiction.js';
+export { matchRenames, renameKey, type Rename } from './rename.js';
+export { controlFor, trustImplication } from './record.js';
+export {
+  SEVERITIES,
+  changeSeverity,
+  compareSeverity,
+  escalate,
+  isSeverity,
+  maxSeverity,
+  severityAtLeast,
+  type ChangeSeverity,
+  type Severity,
+} from './severity.js';
+export {
+  FINDING_KINDS,
+  TRUST_LEVELS,
+  type ControlAction,
+  type DeliveryContext,
+  type DiffContext,
+  type DiffResult,
+  type Finding,
+  type FindingKind,
+  type HintRecord,
+  type HistoryListing,
+  type InterpretationRecord,
+  type ListingObservation,
+  type ListingRef,
+  type TrustLevel,
+} from './types.js';

@@ -1,0 +1,131 @@
+import type { RawTool } from '../listings/canonical.js';
+import type { DeclaredHint, HintName } from './hints.js';
+import type { ChangeSeverity, Severity } from './severity.js';
+
+/** A server's trust posture (design §2). */
+export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
+export type TrustLevel = (typeof TRUST_LEVELS)[number];
+
+/** Design §4, one per table row (annotation_relaxed covers four rows, told apart by `field`). */
+export const FINDING_KINDS = [
+  'annotation_relaxed',
+  'annotation_tightened',
+  'annotation_declared',
+  'annotation_invalid',
+  'annotation_contradiction',
+  'tool_added',
+  'tool_removed',
+  'tool_renamed',
+  'description_changed',
+  'title_changed',
+  'input_schema_changed',
+  'output_schema_changed',
+  'meta_changed',
+  'icons_changed',
+  'other_changed',
+  'silent_change',
+  'no_change_notification',
+  'flip_flop',
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+/**
+ * One interpreted difference. The first seven keys are the `--json` contract (design §7).
+ * `tool` is null for change-level findings (silent_change, no_change_notification).
+ * `before`/`after` are left out when the key was absent on that side (or does not apply).
+ */
+export interface Finding {
+  tool: string | null;
+  kind: FindingKind;
+  severity: Severity;
+  field?: string;
+  before?: unknown;
+  after?: unknown;
+  explanation: string;
+  record: InterpretationRecord;
+}
+
+export interface ListingRef {
+  hash: string;
+  /** ISO 8601, when known from the caller. */
+  firstObserved: string | null;
+  lastObserved: string | null;
+}
+
+export interface HintRecord {
+  /** Null when the tool does not exist on that side. */
+  declaredBefore: DeclaredHint | null;
+  declaredAfter: DeclaredHint | null;
+  effectiveBefore: boolean | null;
+  effectiveAfter: boolean | null;
+}
+
+export type ControlAction = 'approve-baseline' | 'review' | 'restart-host-sessions';
+
+/** Design §5: everything needed to read a finding on its own (email, `--json`). */
+export interface InterpretationRecord {
+  server: string | null;
+  tool: string | null;
+  /** The old name when the tool was matched as a rename. */
+  renamedFrom: string | null;
+  listings: { before: ListingRef; after: ListingRef };
+  trust: { level: TrustLevel; implication: string };
+  /** Per hint, declared and effective before/after; null for change-level findings. */
+  hints: Record<HintName, HintRecord> | null;
+  /** What a host does differently because of this finding. */
+  effect: string;
+  staleSessions: {
+    exposure: string;
+    notificationSeen: boolean | null;
+    ttlMs: number | null;
+    cacheScope: string | null;
+  };
+  control: { action: ControlAction; text: string };
+  severity: { base: Severity; escalations: string[] };
+}
+
+export interface DeliveryContext {
+  /** The server advertises `tools.listChanged` (2025) or `toolsListChanged` (2026). */
+  listChangedAdvertised: boolean;
+  /** A change notification reached the held session within the grace period. */
+  notificationSeen: boolean;
+}
+
+export interface HistoryListing {
+  /** ISO 8601. */
+  observedAt: string;
+  tools: readonly RawTool[];
+}
+
+export interface ListingObservation {
+  firstObserved?: string | null;
+  lastObserved?: string | null;
+}
+
+export interface DiffContext {
+  /** Default `untrusted`: the specification's reading of hints from an unknown source. */
+  trust?: TrustLevel;
+  server?: string | null;
+  before?: ListingObservation;
+  after?: ListingObservation;
+  /** When given, the change-level findings silent_change / no_change_notification apply. */
+  delivery?: DeliveryContext;
+  /** For 2026 servers: the cache bound of list results. */
+  ttlMs?: number | null;
+  cacheScope?: string | null;
+  /**
+   * Earlier listings of this server, oldest first (normally ending with `before`), for
+   * flip_flop. Requires `now`, the time of the `after` observation (ISO 8601).
+   */
+  history?: readonly HistoryListing[];
+  now?: string;
+}
+
+export interface DiffResult {
+  severity: ChangeSeverity;
+  findings: Finding[];
+  /** False when both listings have the same canonical hash: no change at all. */
+  changed: boolean;
+  beforeHash: string;
+  afterHash: string;
+}
