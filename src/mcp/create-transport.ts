@@ -1,0 +1,99 @@
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { DriftError } from '../errors.js';
+import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
+import { resolveReferences } from './resolve-references.js';
+import { StdioTransport } from './stdio-transport.js';
+
+export interface CreatedTransport {
+  transport: Transport;
+  /** Set for stdio: the child, its exit status and output explain failures. */
+  stdio?: StdioTransport;
+  /** Set for Streamable HTTP: a 2025-era session is terminated (DELETE) on close. */
+  streamableHttp?: StreamableHTTPClientTransport;
+  /** Names the server in error messages without secrets (no query string, no userinfo). */
+  target: string;
+}
+
+export interface TransportSettings {
+  environment: EnvironmentMap;
+  maxMessageBytes: number;
+  closeGraceMs: number;
+}
+
+/**
+ * Builds a fresh, unstarted transport for one connection attempt (a transport cannot be
+ * reused after close). `${VAR}` references are resolved here, at connect time.
+ */
+export function createTransport(spec: ConnectSpec, settings: TransportSettings): CreatedTransport {
+  if (spec.transport === 'stdio') {
+    if (!spec.command) {
+      throw new DriftError('INVALID_INPUT', `server "${spec.name}" uses stdio but has no command`);
+    }
+    const args = spec.args ?? [];
+    const env = resolveReferences(spec.env, settings.environment, (key) => {
+      return `env ${key} of server "${spec.name}"`;
+    });
+    const stdio = new StdioTransport({
+      command: spec.command,
+      args,
+      env,
+      cwd: spec.cwd,
+      maxMessageBytes: settings.maxMessageBytes,
+      closeGraceMs: settings.closeGraceMs,
+    });
+    return {
+      transport: stdio,
+      stdio,
+      target: `server "${spec.name}" (${commandLine(spec.command, args)})`,
+    };
+  }
+
+  if (spec.transport !== 'http' && spec.transport !== 'sse') {
+    throw new DriftError(
+      'INVALID_INPUT',
+      `server "${spec.name}" has unknown transport ${JSON.stringify(spec.transport)}`,
+    );
+  }
+  const url = parseUrl(spec);
+  const headers = resolveReferences(spec.headers, settings.environment, (key) => {
+    return `header ${key} of server "${spec.name}"`;
+  });
+  const target = `server "${spec.name}" (${url.origin}${url.pathname})`;
+  const requestInit: RequestInit = { headers };
+  if (spec.transport === 'sse') {
+    return { transport: new SSEClientTransport(url, { requestInit }), target };
+  }
+  const streamableHttp = new StreamableHTTPClientTransport(url, { requestInit });
+  return { transport: streamableHttp, streamableHttp, target };
+}
+
+function parseUrl(spec: ConnectSpec): URL {
+  if (!spec.url) {
+    throw new DriftError(
+      'INVALID_INPUT',
+      `server "${spec.name}" uses ${spec.transport} but has no url`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(spec.url);
+  } catch {
+    throw new DriftError('INVALID_INPUT', `server "${spec.name}" has an invalid url`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DriftError(
+      'INVALID_INPUT',
+      `server "${spec.name}" has a ${url.protocol} url; use http: or https:`,
+    );
+  }
+  return url;
+}
+
+function commandLine(command: string, args: string[]): string {
+  const line = [command, ...args].join(' ');
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}

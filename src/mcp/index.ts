@@ -1,0 +1,24 @@
+// The MCP client side of mcp-drift: connect to a server, list all tools as raw JSON, close.
+export {
+  MODERN_PROTOCOL_VERSION,
+  type ConnectSpec,
+  type EnvironmentMap,
+  type Era,
+} from './connect-spec.js';
+export {
+  DEFAULT_LISTING_CAPS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  listAllTools,
+  type ListAllToolsOptions,
+  type ListingCaps,
+  type ToolListing,
+} from './list-tools.js';
+export {
+  probe,
+  type ProbeFailure,
+  type ProbeOptions,
+  type ProbeResult,
+  type ProbeSuccess,
+} from './probe.js';
+export { resolveReferences, referencedVariables } from './resolve-references.js';
+export { openSession, type McpSession, type SessionOptions } from './session.js';

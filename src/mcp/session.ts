@@ -1,0 +1,252 @@
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  UnsupportedProtocolVersionError,
+  type Implementation,
+  type ServerCapabilities,
+  type VersionNegotiationOptions,
+} from '@modelcontextprotocol/client';
+import { isDriftError } from '../errors.js';
+import {
+  MODERN_PROTOCOL_VERSION,
+  type ConnectSpec,
+  type EnvironmentMap,
+  type Era,
+} from './connect-spec.js';
+import { createTransport, type CreatedTransport } from './create-transport.js';
+import { toDriftError } from './describe-failure.js';
+import {
+  DEFAULT_LISTING_CAPS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  listAllTools,
+  type ListingCaps,
+  type ToolListing,
+} from './list-tools.js';
+
+export interface SessionOptions {
+  /** Where `${VAR}` references in headers and env resolve from. Required: never implied. */
+  env: EnvironmentMap;
+  /** Per request (probe, initialize, each page). Connecting may take two requests. */
+  timeoutMs?: number;
+  caps?: Partial<ListingCaps>;
+  /** Aborts connecting. */
+  signal?: AbortSignal;
+  clientInfo?: Implementation;
+  /** stdio: how long the child gets to exit after stdin closes before it is signalled. */
+  closeGraceMs?: number;
+  /** Transport and protocol errors once connected (a held session's liveness signal). */
+  onError?: (error: Error) => void;
+  /** The connection ended, whichever side ended it. Fires at most once. */
+  onClose?: () => void;
+}
+
+/**
+ * One live connection. `client` is the SDK client itself, so a held session can attach
+ * `client.setNotificationHandler('notifications/tools/list_changed', …)` (both eras: on
+ * 2026 the listen stream dispatches to the same handlers) and, on a 2026 connection, call
+ * `client.listen({ toolsListChanged: true })`.
+ */
+export interface McpSession {
+  readonly client: Client;
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly serverInfo: Implementation | null;
+  readonly capabilities: ServerCapabilities | null;
+  readonly instructions: string | null;
+  /** The stdio child's pid; null for HTTP. */
+  readonly pid: number | null;
+  /** Names the server in messages, without secrets. */
+  readonly target: string;
+  /** Every page of tools/list, raw, within the caps. Throws DriftError. */
+  listTools(options?: { signal?: AbortSignal }): Promise<ToolListing>;
+  /** The end of the stdio child's stderr ('' for HTTP). */
+  stderr(): string;
+  /** Closes the connection and, for stdio, ends the child. Idempotent; never throws. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-drift', version: '0.1.0' };
+const DEFAULT_CLOSE_GRACE_MS = 2000;
+
+/**
+ * Connects to a server. With the era unknown, the SDK probes with `server/discover` and
+ * falls back to `initialize`; with it known, the client connects in that era directly
+ * (`legacy` mode, or a `{ pin }` on the 2026-07-28 revision). Read `era` from the session
+ * and store it.
+ *
+ * A stored era can go stale: a connect in that era that the server refuses for its
+ * protocol version is retried once with negotiation. A stdio server that exits on the
+ * probe (some SDKs terminate on any request before `initialize`) is retried once in the
+ * 2025 era.
+ *
+ * Throws DriftError (REMOTE_UNREACHABLE, REMOTE_TIMEOUT, REMOTE_PROTOCOL, CONFIG_INVALID for
+ * an unset `${VAR}`, INVALID_INPUT for an unusable spec). Nothing is left running on failure.
+ */
+export async function openSession(spec: ConnectSpec, options: SessionOptions): Promise<McpSession> {
+  // Legacy HTTP+SSE predates the 2026 revision: there is nothing to negotiate.
+  const era = spec.transport === 'sse' ? '2025' : (spec.era ?? null);
+  try {
+    return await connectInEra(spec, era, options);
+  } catch (error) {
+    const retryEra = eraForRetry(error, spec, era);
+    if (retryEra === undefined) throw error;
+    return await connectInEra(spec, retryEra, options);
+  }
+}
+
+function eraForRetry(error: unknown, spec: ConnectSpec, era: Era | null): Era | null | undefined {
+  if (!isDriftError(error)) return undefined;
+  const cause = error.cause;
+  const negotiationFailed =
+    cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed;
+  const versionRefused = cause instanceof UnsupportedProtocolVersionError;
+  // On our (in-place) stdio transport a child that exits on `server/discover` surfaces as
+  // a failed negotiation; the SDK's own sibling-process probe would call it legacy.
+  if (era === null && spec.transport === 'stdio' && negotiationFailed) return '2025';
+  // A stored era is stale: the server no longer offers 2026-07-28, or has dropped 2025.
+  if (era === '2026' && (negotiationFailed || versionRefused)) return null;
+  if (era === '2025' && versionRefused && spec.transport !== 'sse') return null;
+  return undefined;
+}
+
+function negotiationFor(era: Era | null, timeoutMs: number): VersionNegotiationOptions {
+  if (era === '2025') return { mode: 'legacy' };
+  const probe = { timeoutMs };
+  return era === '2026'
+    ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe }
+    : { mode: 'auto', probe };
+}
+
+async function connectInEra(
+  spec: ConnectSpec,
+  era: Era | null,
+  options: SessionOptions,
+): Promise<McpSession> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const caps = { ...DEFAULT_LISTING_CAPS, ...options.caps };
+  const created = createTransport(spec, {
+    environment: options.env,
+    // One page can be at most the whole listing, plus the JSON-RPC envelope.
+    maxMessageBytes: caps.maxBytes + 64 * 1024,
+    closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+  });
+  const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
+    versionNegotiation: negotiationFor(era, timeoutMs),
+  });
+  try {
+    await connectWithin(client, created, timeoutMs, options.signal);
+  } catch (error) {
+    // Described before shutting down, so the exit status is what the server did on its own.
+    const failure = toDriftError(error, {
+      step: 'connecting to',
+      target: created.target,
+      timeoutMs,
+      stdio: created.stdio,
+    });
+    await shutDown(client, created, timeoutMs);
+    throw failure;
+  }
+  // Installed only now: a failed attempt (and its retry) must not look like a dropped session.
+  client.onerror = (error) => options.onError?.(error);
+  let closeReported = false;
+  client.onclose = () => {
+    if (closeReported) return;
+    closeReported = true;
+    options.onClose?.();
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    client,
+    era: client.getProtocolEra() === 'modern' ? '2026' : '2025',
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? '',
+    serverInfo: client.getServerVersion() ?? null,
+    capabilities: client.getServerCapabilities() ?? null,
+    instructions: client.getInstructions() ?? null,
+    pid: created.stdio?.pid ?? null,
+    target: created.target,
+    listTools: (listOptions) =>
+      listAllTools(client, {
+        caps,
+        timeoutMs,
+        signal: listOptions?.signal,
+        failure: { target: created.target, stdio: created.stdio },
+      }),
+    stderr: () => created.stdio?.stderrText() ?? '',
+    close: () => (closing ??= shutDown(client, created, timeoutMs)),
+  };
+}
+
+/**
+ * `client.connect` bounded as a whole: its requests have their own timeouts, but the SSE
+ * transport waits for its `endpoint` event with none, and a probe plus a handshake can take
+ * two request timeouts.
+ */
+async function connectWithin(
+  client: Client,
+  created: CreatedTransport,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  // The margin lets a request's own timeout, which says more, usually win the race.
+  const deadlineMs = 2 * timeoutMs + Math.min(timeoutMs, 1000);
+  const connecting = client.connect(created.transport, { timeout: timeoutMs, signal });
+  connecting.catch(() => {}); // the race below may stop listening to it
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new SdkError(SdkErrorCode.RequestTimeout, 'connect timed out', { timeout: deadlineMs }),
+      );
+    }, deadlineMs);
+    onAbort = () => reject(abortError());
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([connecting, stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Ends everything an attempt started; never throws, always waits for a stdio child. */
+async function shutDown(
+  client: Client,
+  created: CreatedTransport,
+  timeoutMs: number,
+): Promise<void> {
+  const http = created.streamableHttp;
+  if (http?.sessionId !== undefined) {
+    // A 2025-era Streamable HTTP session holds server state until it is deleted.
+    await settleWithin(http.terminateSession(), Math.min(timeoutMs, 2000));
+  }
+  await settleWithin(client.close(), Math.min(timeoutMs, 2000));
+  await created.transport.close().catch(() => {});
+  await created.stdio?.close();
+}
+
+function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
+}
+
+function abortError(): Error {
+  const error = new Error('the connection attempt was aborted');
+  error.name = 'AbortError';
+  return error;
+}

@@ -1,0 +1,245 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import {
+  parseJSONRPCMessage,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { TextTail } from './text-tail.js';
+
+export interface StdioTransportOptions {
+  command: string;
+  args: string[];
+  /** Merged over the SDK's minimal default environment (HOME, PATH, …), as the SDK does. */
+  env: Record<string, string>;
+  cwd?: string;
+  /** A single line larger than this drops the connection: the size cap bounds a whole listing. */
+  maxMessageBytes: number;
+  /** How long a child gets to exit after its stdin closes before it is signalled. */
+  closeGraceMs: number;
+}
+
+const STDERR_TAIL_CHARS = 4096;
+const STRAY_LINE_SAMPLES = 3;
+const PREVIEW_CHARS = 120;
+
+/**
+ * Spawns a stdio MCP server and speaks newline-delimited JSON-RPC with it.
+ *
+ * Why not the SDK's StdioClientTransport: it silently skips lines that are not JSON, hides
+ * the child process (no exit code once it is gone), and its stderr is only useful if
+ * someone drains it. A monitor must explain failures ("wrote 'Starting server…' to stdout",
+ * "exited with code 3: MISSING_API_KEY is not set") and must never leave a child behind,
+ * including grandchildren (`npx` → `node`): the child leads its own process group and the
+ * whole group is signalled.
+ *
+ * The SDK recognises this transport as stdio-shaped (it has `stderr` and `pid`), so a
+ * `server/discover` probe that times out is read as "legacy server", as on the SDK's own
+ * stdio transport; unlike that one, the probe runs in place instead of on a second process.
+ */
+export class StdioTransport implements Transport {
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  onmessage?: Transport['onmessage'];
+
+  private child: ChildProcess | undefined;
+  private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private closing: Promise<void> | undefined;
+  private closeReported = false;
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Set when the child broke the framing so badly that the connection was dropped. */
+  private fatal: string | undefined;
+  private readonly stderrTail = new TextTail(STDERR_TAIL_CHARS);
+  private readonly strayLines: string[] = [];
+  private strayLineCount = 0;
+
+  constructor(private readonly options: StdioTransportOptions) {}
+
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** The child's stderr, already being drained into the tail kept for error messages. */
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
+  }
+
+  async start(): Promise<void> {
+    if (this.child) throw new Error('StdioTransport already started');
+    const child = spawn(this.options.command, this.options.args, {
+      env: { ...getDefaultEnvironment(), ...this.options.env },
+      cwd: this.options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+      windowsHide: true,
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitStatus = { code, signal };
+        resolve();
+      });
+      // A child that never started (ENOENT, EACCES) never exits either.
+      child.once('error', () => {
+        if (child.pid === undefined) resolve();
+      });
+    });
+    child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrTail.append(chunk));
+    // EPIPE when the child is gone: the close path reports that, not this.
+    child.stdin?.on('error', (error) => this.onerror?.(error));
+    child.once('close', () => this.reportClose());
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => {
+        child.off('error', reject);
+        child.on('error', (error) => this.onerror?.(error));
+        resolve();
+      });
+      child.once('error', reject);
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || this.closing) throw new Error('server process is not running');
+    await new Promise<void>((resolve, reject) => {
+      stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Ends stdin, then escalates SIGTERM → SIGKILL to the process group. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.terminate();
+    return this.closing;
+  }
+
+  /** Why this transport dropped the connection itself, if it did. */
+  describeFatal(): string | null {
+    return this.fatal ?? null;
+  }
+
+  /** "exited with code 3", "was killed by SIGKILL", or null while it runs (or never ran). */
+  describeExit(): string | null {
+    if (!this.exitStatus) return null;
+    const { code, signal } = this.exitStatus;
+    return signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  }
+
+  /** The end of what the child wrote to stderr, trimmed. */
+  stderrText(): string {
+    return this.stderrTail.toString().trim();
+  }
+
+  /** Lines on stdout that were not JSON-RPC, as a short quoted sample; null if none. */
+  describeStrayOutput(): string | null {
+    if (this.strayLineCount === 0) return null;
+    const quoted = this.strayLines.map((line) => JSON.stringify(line)).join(', ');
+    const more = this.strayLineCount - this.strayLines.length;
+    return more > 0 ? `${quoted} and ${more} more` : quoted;
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.fatal) return;
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      if (newline === -1) break;
+      const piece = chunk.subarray(start, newline);
+      const line = this.partial.length > 0 ? Buffer.concat([...this.partial, piece]) : piece;
+      this.partial = [];
+      this.partialBytes = 0;
+      this.handleLine(line.toString('utf8').replace(/\r$/, ''));
+      start = newline + 1;
+    }
+    if (start >= chunk.length) return;
+    const rest = chunk.subarray(start);
+    this.partialBytes += rest.length;
+    this.partial.push(rest);
+    if (this.partialBytes > this.options.maxMessageBytes) {
+      // Nothing after this can be framed reliably: drop the connection, say why.
+      this.fatal = `the server sent a message larger than ${this.options.maxMessageBytes} bytes, more than the listing size cap allows`;
+      this.partial = [];
+      this.partialBytes = 0;
+      this.onerror?.(new Error(this.fatal));
+      void this.close();
+    }
+  }
+
+  private handleLine(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // Servers that log to stdout still work with most hosts, so this is remembered for
+      // the error message rather than fatal.
+      this.recordStrayLine(line);
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      this.recordStrayLine(line);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private recordStrayLine(line: string): void {
+    this.strayLineCount += 1;
+    if (this.strayLines.length < STRAY_LINE_SAMPLES) {
+      this.strayLines.push(line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line);
+    }
+  }
+
+  private async terminate(): Promise<void> {
+    const child = this.child;
+    if (child?.pid !== undefined && !this.exitStatus) {
+      child.stdin?.end();
+      if (!(await settlesWithin(this.exited, this.options.closeGraceMs))) {
+        this.signalGroup('SIGTERM');
+        if (!(await settlesWithin(this.exited, 1000))) {
+          this.signalGroup('SIGKILL');
+          await settlesWithin(this.exited, 2000);
+        }
+      }
+    }
+    // Grandchildren that outlived the leader (or ignored it) go too.
+    this.signalGroup('SIGKILL');
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
+    child?.stdin?.destroy();
+    this.reportClose();
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the group is already empty.
+    }
+  }
+
+  private reportClose(): void {
+    if (this.closeReported) return;
+    this.closeReported = true;
+    this.onclose?.();
+  }
+}
+
+function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

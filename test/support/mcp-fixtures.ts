@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ConnectSpec } from '../../src/mcp/index.js';
+
+/*
+ * Starting the MCP fixture servers in test/fixtures/servers/. They are plain .mjs files run
+ * with the current `node` (process.execPath), which starts about twice as fast as tsx.
+ * stdio fixtures are spawned by the code under test from a ConnectSpec; HTTP fixtures are
+ * started here on 127.0.0.1 port 0 and announce `LISTENING http://127.0.0.1:PORT`.
+ */
+
+export const FIXTURE_SERVERS = fileURLToPath(new URL('../fixtures/servers/', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export function fixturePath(script: string): string {
+  return path.join(FIXTURE_SERVERS, script);
+}
+
+/** A stdio ConnectSpec that runs a fixture script with `args`. */
+export function stdioFixture(
+  script: string,
+  args: string[] = [],
+  extra: Partial<ConnectSpec> = {},
+): ConnectSpec {
+  return {
+    name: script.replace(/\.mjs$/, ''),
+    transport: 'stdio',
+    command: process.execPath,
+    args: [fixturePath(script), ...args],
+    ...extra,
+  };
+}
+
+export interface HttpFixture {
+  /** e.g. http://127.0.0.1:43211 (append /mcp or /sse). */
+  baseUrl: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts an HTTP fixture on an ephemeral loopback port and waits until it listens. */
+export function startHttpFixture(script: string, args: string[] = []): Promise<HttpFixture> {
+  const child = spawn(
+    process.execPath,
+    [fixturePath(script), '--transport', 'http', '--port', '0', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${script} did not announce its URL within 15 s; stderr: ${stderr}`));
+    }, 15_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /LISTENING (http:\/\/\S+)/.exec(stdout);
+      if (!match?.[1] || child.pid === undefined) return;
+      clearTimeout(timer);
+      resolve({ baseUrl: match[1], pid: child.pid, stop });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with code ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+}
+
+/** A loopback port nothing listens on (bound, then released). */
+export function closedLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port'));
+      });
+    });
+  });
+}
+
+/**
+ * A file fixtures append their pid to (they read MCP_FIXTURE_PID_FILE), so a test can check
+ * that every process the client started is gone, retries included.
+ */
+export function pidFile(): {
+  path: string;
+  env: Record<string, string>;
+  pids(): number[];
+  remove(): void;
+} {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-drift-pids-'));
+  const file = path.join(dir, 'pids');
+  writeFileSync(file, '');
+  return {
+    path: file,
+    env: { MCP_FIXTURE_PID_FILE: file },
+    pids: () =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(Number),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** True while the process exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Field 3 of /proc/PID/stat is the state; Z is a zombie, which is as good as gone.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
