@@ -34,14 +34,14 @@ export default defineConfig(async () => {
       include: ['test/**/*.db.test.ts'],
       env: { MCP_DRIFT_TEST_BACKEND: backend, TEST_DATABASE_URL: postgresUrl },
       globalSetup: ['test/support/global-setup.ts'],
-      // Each file spawns CLI processes and a database; two at a time suits two cores.
-      maxWorkers: 2,
       testTimeout: 60_000,
       hookTimeout: 60_000,
     },
   });
   return {
     test: {
+      // Most files spawn CLI processes and MCP servers; two at a time suits two cores.
+      maxWorkers: 2,
       projects: [
         {
           test: {
