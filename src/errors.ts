@@ -19,6 +19,8 @@ export type DriftErrorCode =
   | 'REMOTE_TIMEOUT'
   | 'REMOTE_PROTOCOL'
   | 'MAIL_UNREACHABLE'
+  // exit 130: stopped by SIGINT/SIGTERM before it finished
+  | 'INTERRUPTED'
   // exit 1
   | 'THRESHOLD_REACHED'
   | 'INTERNAL';

@@ -29,7 +29,14 @@ export async function checkCommand(ctx: CommandContext, argv: string[]): Promise
       config: ctx.config,
       env: ctx.env,
       trigger: 'manual',
+      signal: ctx.signal,
     });
+    if (ctx.signal.aborted) {
+      throw new DriftError(
+        'INTERRUPTED',
+        `check ${server.name} interrupted; the server was closed`,
+      );
+    }
     ctx.logger.info(
       {
         server: server.name,

@@ -8,6 +8,8 @@ export interface CommandContext {
   config: Config;
   env: Environment;
   logger: Logger;
+  /** Aborted by SIGINT/SIGTERM: stop, close what is open, and return. */
+  signal: AbortSignal;
   /** Opens the database for the duration of `fn` and always closes it. */
   withDatabase<T>(fn: (db: Database, handle: DatabaseHandle) => Promise<T>): Promise<T>;
 }
@@ -16,7 +18,7 @@ export interface CommandContext {
  * `quiet`: one-shot commands log warnings only unless LOG_LEVEL is set, so that a person
  * at a terminal sees the command's output rather than a stream of JSON.
  */
-export function createContext(options: { quiet: boolean }): CommandContext {
+export function createContext(options: { quiet: boolean; signal: AbortSignal }): CommandContext {
   const env = readEnvironment();
   const config = loadConfig(env);
   const logger = createLogger(options.quiet && !env.LOG_LEVEL ? 'warn' : config.LOG_LEVEL);
@@ -24,6 +26,7 @@ export function createContext(options: { quiet: boolean }): CommandContext {
     config,
     env,
     logger,
+    signal: options.signal,
     async withDatabase(fn) {
       const handle = await openDatabase({
         databaseUrl: config.DATABASE_URL,

@@ -25,11 +25,16 @@ const EXIT_CODES: Record<DriftErrorCode, number> = {
   REMOTE_TIMEOUT: 4,
   REMOTE_PROTOCOL: 4,
   MAIL_UNREACHABLE: 4,
+  INTERRUPTED: 130,
   THRESHOLD_REACHED: 1,
   INTERNAL: 1,
 };
 
-/** serve must be gone within 5 s of SIGTERM/SIGINT; a second signal ends it at once. */
+/**
+ * Every command must be gone within 5 s of SIGTERM/SIGINT; a second signal ends it at
+ * once. Commands get the signal as an AbortSignal so that they close what they opened:
+ * stdio servers run in process groups of their own and do not see the terminal's Ctrl-C.
+ */
 const SHUTDOWN_DEADLINE_MS = 5_000;
 
 const USAGE = `usage:
@@ -59,13 +64,13 @@ async function run(argv: string[], verbose: boolean): Promise<number> {
     diff: (ctx) => diffCommand(ctx, rest),
     history: (ctx) => historyCommand(ctx, rest),
     baseline: (ctx) => baselineCommand(ctx, rest),
-    serve: (ctx) => serveCommand(ctx, rest, shutdownSignal()),
+    serve: (ctx) => serveCommand(ctx, rest),
   };
   const handler = commands[command];
   try {
     if (!handler)
       throw new DriftError('USAGE', `unknown command "${command}"; run \`mcp-drift help\``);
-    await handler(createContext({ quiet: command !== 'serve' }));
+    await handler(createContext({ quiet: command !== 'serve', signal: shutdownSignal() }));
     return 0;
   } catch (error) {
     return report(error, verbose);

@@ -8,11 +8,8 @@ import type { CommandContext } from './context.js';
  * Runs the service until `stop` aborts (main.ts enforces the shutdown deadline). The database is opened in sharing mode: on the
  * embedded database, CLI commands reach it through a unix socket while this runs.
  */
-export async function serveCommand(
-  ctx: CommandContext,
-  argv: string[],
-  stop: AbortSignal,
-): Promise<void> {
+export async function serveCommand(ctx: CommandContext, argv: string[]): Promise<void> {
+  const stop = ctx.signal;
   const { positionals } = parseCommandArgs('serve', argv, {});
   expectPositionals('serve', positionals, []);
   const handle = await openDatabase({

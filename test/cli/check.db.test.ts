@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { exited, runCli, spawnCli, type CliResult } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
   fixturePath,
+  pidFile,
   REPO_ROOT,
   startHttpFixture,
   type HttpFixture,
@@ -236,5 +238,32 @@ describe(`check against real MCP servers (${backend})`, () => {
     ]);
     const baseline = await cli('baseline', 'show', 'hostile');
     expect(baseline.code).toBe(3);
+  });
+
+  it('closes the stdio server it started when interrupted with Ctrl-C, and exits 130', async () => {
+    const pids = pidFile();
+    try {
+      await add(
+        'stuck',
+        '--env',
+        `MCP_FIXTURE_PID_FILE=${pids.path}`,
+        '--stdio',
+        '--',
+        node,
+        fixturePath('hostile-server.mjs'),
+        '--mode',
+        'silent',
+      );
+      const child = spawnCli(['check', 'stuck'], { env: database.env, cwd: database.dir });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      while (pids.pids().length === 0) await sleep(50);
+      child.kill('SIGINT');
+      expect(await exited(child)).toBe(130);
+      expect(stderr).toContain('check stuck interrupted');
+      for (const pid of pids.pids()) expect(() => process.kill(pid, 0)).toThrow();
+    } finally {
+      pids.remove();
+    }
   });
 });
