@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { diffListings } from '../src/diff/index.js';
-import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
+import { canonicalListing, sha256Hex, type RawTool } from '../src/listings/canonical.js';
 import { validateTools } from '../src/listings/validate.js';
 
 /** Issue 3's target: canonicalize + hash + diff of two 10,000-tool listings, one relaxation. */
@@ -98,6 +98,15 @@ export async function runDiffBench(): Promise<void> {
     // What the service does per new observation: the previous listing was hashed when it
     // was first seen, so only the new one is canonicalized.
     ['new side only + diff', time(() => diffListings(canonicalBefore, canonicalListing(after)))],
+    // The floor under any canonical hash of these listings: serializing both as they are
+    // (no key sorting) and one sha256 pass over each, nothing else.
+    [
+      'floor: JSON.stringify + sha256',
+      time(() => {
+        sha256Hex(JSON.stringify(before));
+        sha256Hex(JSON.stringify(after));
+      }),
+    ],
   ];
 
   const bytes = canonicalBefore.canonical.length + canonicalAfter.canonical.length;

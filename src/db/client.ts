@@ -9,7 +9,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { DriftError } from '../errors.js';
-import { tryLock, type HomeLock } from './home-lock.js';
+import { readLockHolder, tryLock, type HomeLock } from './home-lock.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
@@ -119,11 +119,10 @@ async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
   mkdirSync(paths.dir, { recursive: true });
   const deadline = Date.now() + (options.lockWaitMs ?? 15_000);
   for (;;) {
-    if (!options.share && (await socketLive(paths.socket))) {
-      return openThroughSocket(paths.socket);
-    }
-    const attempt = tryLock(paths.lock);
-    if ('lock' in attempt) {
+    const served = await socketLive(paths.socket);
+    if (served && !options.share) return openThroughSocket(paths.socket);
+    const attempt = served ? undefined : tryLock(paths.lock);
+    if (attempt && 'lock' in attempt) {
       try {
         return await openPglite(paths, attempt.lock, options.share === true);
       } catch (error) {
@@ -131,10 +130,13 @@ async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
         throw error;
       }
     }
-    if (Date.now() >= deadline) {
-      const who = options.share
-        ? `another process (pid ${attempt.heldBy}) has it open; is another mcp-drift serve running on this MCP_DRIFT_HOME?`
-        : `process ${attempt.heldBy} has it open and offers no socket`;
+    // Another serve is sharing the database: it will not let go, so there is no point in
+    // waiting. Any other holder is a short command, worth waiting for.
+    if (served || Date.now() >= deadline) {
+      const holder = attempt?.heldBy ?? readLockHolder(paths.lock);
+      const who = served
+        ? `another mcp-drift serve (pid ${holder}) is running on this MCP_DRIFT_HOME`
+        : `process ${holder} has it open and offers no socket`;
       throw new DriftError(
         'DATABASE_BUSY',
         `the embedded database in ${paths.dataDir} is busy: ${who}`,

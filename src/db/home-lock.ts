@@ -22,7 +22,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function readHolder(lockPath: string): number | undefined {
+/** The pid recorded in a lock file, if it holds one. */
+export function readLockHolder(lockPath: string): number | undefined {
   try {
     const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
@@ -53,25 +54,25 @@ function lockVia(candidate: string, lockPath: string): LockAttempt {
           release() {
             if (released) return;
             released = true;
-            if (readHolder(lockPath) === process.pid) unlinkSync(lockPath);
+            if (readLockHolder(lockPath) === process.pid) unlinkSync(lockPath);
           },
         },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = readHolder(lockPath);
+    const holder = readLockHolder(lockPath);
     if (holder !== undefined && processAlive(holder)) {
       return { heldBy: holder };
     }
     // Stale. Re-read just before removing it, so that a lock another process took over a
     // moment ago is not removed as well (the window left is a few microseconds wide).
-    if (readHolder(lockPath) !== holder) continue;
+    if (readLockHolder(lockPath) !== holder) continue;
     try {
       unlinkSync(lockPath);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  return { heldBy: readHolder(lockPath) ?? 0 };
+  return { heldBy: readLockHolder(lockPath) ?? 0 };
 }

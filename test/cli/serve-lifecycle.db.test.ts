@@ -65,7 +65,7 @@ describe.runIf(backend === 'pglite')('the embedded database is never opened twic
     const first = await startServe(options());
     const second = await runCli(['serve'], options());
     expect(second.code).toBe(4);
-    expect(second.stderr).toContain(`another process (pid ${first.child.pid}) has it open`);
+    expect(second.stderr).toContain(`another mcp-drift serve (pid ${first.child.pid}) is running`);
     expect((await first.stop()).code).toBe(0);
   });
 
