@@ -57,6 +57,10 @@ export const configSchema = z.object({
     .default(16 * 1024 * 1024),
   /** Per MCP request (connect, each page). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Fresh probes running at once, over all servers of one worker. */
+  PROBE_CONCURRENCY: z.coerce.number().int().min(1).default(16),
+  /** A worker that has not renewed its leases for this long loses its servers to others. */
+  LEASE_SECONDS: z.coerce.number().int().min(5).default(30),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -214,6 +214,18 @@ export const alerts = pgTable(
   (t) => [index('alerts_status_next').on(t.status, t.nextAttemptAt)],
 );
 
+/**
+ * The `serve` processes alive on this database: each beats every few seconds, and the
+ * live ones split the servers between them (a worker with no lease yet still counts).
+ */
+export const workers = pgTable('workers', {
+  id: text('id').primaryKey(),
+  hostname: text('hostname').notNull(),
+  pid: integer('pid').notNull(),
+  startedAt: at('started_at').notNull().defaultNow(),
+  heartbeatAt: at('heartbeat_at').notNull().defaultNow(),
+});
+
 /** Which `serve` process watches which server; taken over when it expires. */
 export const workerLeases = pgTable('worker_leases', {
   serverId: integer('server_id')

@@ -19,6 +19,8 @@ describe('configuration', () => {
       LISTING_MAX_TOOLS: 10_000,
       LISTING_MAX_BYTES: 16 * 1024 * 1024,
       REQUEST_TIMEOUT_MS: 30_000,
+      PROBE_CONCURRENCY: 16,
+      LEASE_SECONDS: 30,
     });
   });
 

@@ -38,6 +38,7 @@ describe(`the data model (${backend})`, () => {
       'outages',
       'servers',
       'worker_leases',
+      'workers',
     ]);
   });
 
