@@ -11,6 +11,7 @@ import postgres from 'postgres';
 import { DriftError } from '../errors.js';
 import { readLockHolder, tryLock, type HomeLock } from './home-lock.js';
 import { migratePglite, migratePostgres } from './migrate.js';
+import { keepExchangesWhole } from './socket-queue.js';
 import * as schema from './schema.js';
 
 /** What repositories take: the database itself or a transaction on it. */
@@ -183,6 +184,7 @@ async function openPglite(
   // hold the lock, so nobody else is serving on it.
   rmSync(paths.socket, { force: true });
   const server = new PGLiteSocketServer({ db: pglite, path: paths.socket, maxConnections: 64 });
+  keepExchangesWhole(server, pglite);
   await server.start();
   // serve goes through its own socket too: PGlite has one session, and only the socket
   // server keeps one client's open transaction from interleaving with another's queries.

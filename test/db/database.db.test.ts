@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { listings, observations, servers } from '../../src/db/schema.js';
@@ -113,6 +113,36 @@ describe.runIf(backend === 'pglite')('sharing the embedded database with other p
       expect(names).not.toContain('rolled-back');
     } finally {
       await other.close();
+    }
+  });
+
+  it('keeps concurrent parameterized queries of several clients apart', async () => {
+    const others = [await database.open(), await database.open()];
+    try {
+      // Different statements with different parameter counts, all at once, from three
+      // connections: an exchange interleaved with another's would fail to bind.
+      const queries = Array.from({ length: 60 }, (_, i) => {
+        const client = i % 3 === 0 ? owner : others[i % 2]!;
+        return i % 2 === 0
+          ? client.db
+              .select()
+              .from(servers)
+              .where(eq(servers.name, `none-${i}`))
+          : client.db
+              .select({ id: servers.id })
+              .from(servers)
+              .where(
+                and(
+                  eq(servers.name, `none-${i}`),
+                  eq(servers.enabled, true),
+                  eq(servers.hold, false),
+                ),
+              );
+      });
+      const results = await Promise.all(queries);
+      expect(results.every((rows) => rows.length === 0)).toBe(true);
+    } finally {
+      await Promise.all(others.map((other) => other.close()));
     }
   });
 });
