@@ -1,15 +1,16 @@
 import { once } from 'node:events';
 import { openDatabase } from '../db/client.js';
 import { listServers } from '../registry/servers-repo.js';
+import { Supervisor } from '../watch/supervisor.js';
 import { expectPositionals, parseCommandArgs } from './args.js';
 import type { CommandContext } from './context.js';
 
 /**
- * Runs the service until `stop` aborts (main.ts enforces the shutdown deadline). The database is opened in sharing mode: on the
- * embedded database, CLI commands reach it through a unix socket while this runs.
+ * Runs the service until SIGINT/SIGTERM (main.ts enforces the shutdown deadline). The
+ * database is opened in sharing mode: on the embedded database, CLI commands reach it
+ * through a unix socket while this runs.
  */
 export async function serveCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const stop = ctx.signal;
   const { positionals } = parseCommandArgs('serve', argv, {});
   expectPositionals('serve', positionals, []);
   const handle = await openDatabase({
@@ -18,6 +19,12 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
     share: true,
   });
   try {
+    const supervisor = new Supervisor({
+      db: handle.db,
+      config: ctx.config,
+      env: ctx.env,
+      logger: ctx.logger,
+    });
     const registered = await listServers(handle.db);
     ctx.logger.info(
       {
@@ -25,12 +32,15 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
         backend: handle.backend,
         servers: registered.length,
         enabled: registered.filter((server) => server.enabled).length,
+        worker: supervisor.worker.id,
         pid: process.pid,
       },
       'mcp-drift serving',
     );
-    if (!stop.aborted) await once(stop, 'abort');
+    supervisor.start();
+    if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     ctx.logger.info('shutting down');
+    await supervisor.stop();
   } finally {
     await handle.close();
   }

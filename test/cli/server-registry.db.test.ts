@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
+import { REPO_ROOT } from '../support/mcp-fixtures.js';
 import { startServe, type RunningServe } from '../support/serve.js';
 
 // Every command here runs while `serve` holds the database, as an operator's would; the
@@ -27,10 +28,14 @@ afterAll(async () => {
 
 describe(`server registry through the CLI, serve running (${backend})`, () => {
   it('adds a stdio server and lists it', async () => {
+    // serve watches what is registered: --cwd makes npx find the dev dependency locally
+    // instead of fetching it, so the test stays on this machine.
     const added = await cli(
       'server',
       'add',
       'fs',
+      '--cwd',
+      REPO_ROOT,
       '--stdio',
       '--',
       'npx',
@@ -45,6 +50,7 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
       transport: 'stdio',
       command: 'npx',
       args: ['@modelcontextprotocol/server-filesystem', '/tmp'],
+      cwd: REPO_ROOT,
       trust: 'untrusted',
       schedule: null,
       effectiveSchedule: '*/5 * * * *',

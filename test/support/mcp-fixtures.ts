@@ -38,26 +38,61 @@ export function stdioFixture(
 export interface HttpFixture {
   /** e.g. http://127.0.0.1:43211 (append /mcp or /sse). */
   baseUrl: string;
+  port: number;
   pid: number;
+  /** SIGTERM (the fixture closes its connections and exits), SIGKILL after 3 s. */
   stop(): Promise<void>;
+  /** SIGKILL at once, as a crash; resolves when the process is gone. */
+  kill(): Promise<void>;
 }
 
-/** Starts an HTTP fixture on an ephemeral loopback port and waits until it listens. */
-export function startHttpFixture(script: string, args: string[] = []): Promise<HttpFixture> {
+export interface HttpFixtureOptions {
+  /** Listen on this port (e.g. a killed fixture's, to restart it in place); 0 = ephemeral. */
+  port?: number;
+}
+
+/**
+ * Starts an HTTP fixture on a loopback port (ephemeral unless `options.port`) and waits
+ * until it listens. A fixed port that is still briefly taken is retried for a few seconds.
+ */
+export async function startHttpFixture(
+  script: string,
+  args: string[] = [],
+  options: HttpFixtureOptions = {},
+): Promise<HttpFixture> {
+  const port = options.port ?? 0;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await spawnHttpFixture(script, args, port);
+    } catch (error) {
+      const busy = error instanceof Error && error.message.includes('EADDRINUSE');
+      if (!busy || port === 0 || attempt >= 30) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function spawnHttpFixture(script: string, args: string[], port: number): Promise<HttpFixture> {
   const child = spawn(
     process.execPath,
-    [fixturePath(script), '--transport', 'http', '--port', '0', ...args],
+    [fixturePath(script), '--transport', 'http', '--port', String(port), ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (gone()) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
     await exited;
     clearTimeout(timer);
+  };
+  const kill = async () => {
+    if (gone()) return;
+    child.kill('SIGKILL');
+    await exited;
   };
   return new Promise((resolve, reject) => {
     let stdout = '';
@@ -70,13 +105,59 @@ export function startHttpFixture(script: string, args: string[] = []): Promise<H
       const match = /LISTENING (http:\/\/\S+)/.exec(stdout);
       if (!match?.[1] || child.pid === undefined) return;
       clearTimeout(timer);
-      resolve({ baseUrl: match[1], pid: child.pid, stop });
+      const baseUrl = match[1];
+      resolve({ baseUrl, port: Number(new URL(baseUrl).port), pid: child.pid, stop, kill });
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited with code ${code} before listening; stderr: ${stderr}`));
     });
   });
+}
+
+/** A `POST /control` body for sdk1-server.mjs / sdk2-server.mjs. */
+export interface FixtureControl {
+  /** Re-declare the destructive tool read-only (true) or back to its base annotations (false). */
+  relax?: boolean;
+  /** list_changed notifications to send: true = `--burst` (default 1), false/0 = silently. */
+  notify?: boolean | number;
+  /** Spread the notifications this far apart; default `--burst-gap-ms` (0: all at once). */
+  burstGapMs?: number;
+  /** sdk1 only: forget every Streamable HTTP session, as a restart or expiry would. */
+  expireSessions?: boolean;
+  /** Cut every open server-to-client stream (2025 GET streams, 2026 listen streams). */
+  dropStreams?: boolean;
+}
+
+export interface FixtureControlAnswer {
+  relaxed: boolean;
+  notified: number;
+  /** Live sessions the change reached (sdk2 over HTTP: 0, its instances live per request). */
+  sessions: number;
+  /** Open server-to-client streams after the request. */
+  streams: number;
+}
+
+/**
+ * Changes a running HTTP fixture's listing for every session at once (`POST /control`;
+ * see test/fixtures/servers/README.md): `{ relax: true, notify: false }` re-declares the
+ * destructive tool read-only without telling anyone. Resolves with the fixture's answer.
+ */
+export async function controlFixture(
+  baseUrl: string,
+  body: FixtureControl,
+): Promise<FixtureControlAnswer> {
+  const response = await fetch(`${baseUrl}/control`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    throw new Error(
+      `POST ${baseUrl}/control answered ${response.status}: ${await response.text()}`,
+    );
+  }
+  return (await response.json()) as FixtureControlAnswer;
 }
 
 /** A loopback port nothing listens on (bound, then released). */

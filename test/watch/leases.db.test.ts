@@ -14,15 +14,13 @@ const b = { id: 'worker-b', hostname: 'test', pid: 2 };
 beforeAll(async () => {
   database = await createTestDatabase();
   handle = await database.open({ share: true });
-  await handle.db
-    .insert(servers)
-    .values(
-      Array.from({ length: 20 }, (_, i) => ({
-        name: `s${i}`,
-        transport: 'http' as const,
-        url: `http://127.0.0.1:1/${i}`,
-      })),
-    );
+  await handle.db.insert(servers).values(
+    Array.from({ length: 20 }, (_, i) => ({
+      name: `s${i}`,
+      transport: 'http' as const,
+      url: `http://127.0.0.1:1/${i}`,
+    })),
+  );
 });
 afterAll(async () => {
   await handle?.close();

@@ -1,0 +1,52 @@
+import type { McpSession } from '../mcp/index.js';
+
+export type HeldListingTrigger = 'startup' | 'notification';
+
+/**
+ * Everything that belongs to one connection of a held session. It is dropped whole when
+ * the connection is lost, so that nothing from an old connection (a timer, a late
+ * notification, a listing in flight) can act on the next one: every callback checks
+ * `closed` first.
+ */
+export class HeldConnection {
+  session: McpSession | undefined;
+  /** Aborts this connection's requests and sleeps. */
+  readonly abort = new AbortController();
+  /** Resolves with the reason once the connection is lost (or stop() ends it). */
+  readonly lost: Promise<string>;
+  closed = false;
+  lostAt: Date | null = null;
+
+  /** A listing asked for and not started yet; a queued one absorbs later asks. */
+  pendingListing: HeldListingTrigger | null = null;
+  listing = false;
+  debounceTimer: NodeJS.Timeout | undefined;
+  /** When the current burst of notifications began (performance.now()). */
+  burstStartedAt: number | undefined;
+
+  pingTimer: NodeJS.Timeout | undefined;
+  pinging = false;
+  lastErrorCheckAt = -Infinity;
+
+  /** 2026: when the current subscriptions/listen stream opened (performance.now()). */
+  subscribedAt = 0;
+  /** 2026: streams re-opened in a row that each ended soon after opening. */
+  quickResubscribes = 0;
+
+  private resolveLost: (reason: string) => void = () => {};
+
+  constructor() {
+    this.lost = new Promise<string>((resolve) => (this.resolveLost = resolve));
+  }
+
+  /** Marks the connection lost (first reason wins), stops its timers and aborts its requests. */
+  lose(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.lostAt = new Date();
+    clearTimeout(this.debounceTimer);
+    clearTimeout(this.pingTimer);
+    this.abort.abort();
+    this.resolveLost(reason);
+  }
+}

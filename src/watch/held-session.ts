@@ -1,0 +1,474 @@
+import { ProtocolError, SdkHttpError } from '@modelcontextprotocol/client';
+import { canonicalListing } from '../listings/canonical.js';
+import type { Logger } from '../log.js';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  openSession,
+  type ConnectSpec,
+  type EnvironmentMap,
+  type Era,
+  type ListingCaps,
+  type ProbeResult,
+} from '../mcp/index.js';
+import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { HeldConnection, type HeldListingTrigger } from './held-connection.js';
+import { describeLoss, failedListing, listingResult } from './held-session-results.js';
+
+export type { HeldListingTrigger };
+
+export interface HeldSessionOptions {
+  spec: ConnectSpec;
+  env: EnvironmentMap;
+  /** Per request: connect, each listing page, each liveness check. */
+  timeoutMs?: number;
+  caps?: Partial<ListingCaps>;
+  /** A burst of change notifications within this quiet time gives one re-list. Default 300. */
+  debounceMs?: number;
+  /** How often an idle session is checked (ping; `server/discover` on 2026). Default 15 000. */
+  pingIntervalMs?: number;
+  /** Reconnect delays: jittered exponential, reset after a successful connect. */
+  backoff?: { initialMs?: number; maxMs?: number };
+  logger: Logger;
+}
+
+export interface HeldSessionListener {
+  /**
+   * A complete listing taken on this session: after each (re)connect ('startup') and after
+   * change notifications ('notification'). A failed re-list comes as a ProbeFailure; never
+   * as an empty listing. Awaited: listings are delivered one at a time, in order.
+   *
+   * On 2026 servers a listing taken because a dropped `subscriptions/listen` stream was
+   * re-opened is a 'startup' listing too: no notification said anything changed.
+   */
+  onListing(result: ProbeResult, trigger: HeldListingTrigger, at: Date): Promise<void>;
+  /** Each change notification as it arrives (before debouncing). */
+  onNotification?(at: Date): void;
+  /**
+   * The session was lost, or could not be established. Once per loss: failed reconnects
+   * while down do not repeat it.
+   */
+  onDown?(reason: string, at: Date): void;
+  /** A session was established (the first one too); its 'startup' listing follows. */
+  onUp?(at: Date): void;
+}
+
+export type HeldSessionState = 'idle' | 'connecting' | 'up' | 'down' | 'stopped';
+
+const DEFAULT_DEBOUNCE_MS = 300;
+const DEFAULT_PING_INTERVAL_MS = 15_000;
+const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000 };
+/** A continuous stream of notifications still gets a re-list this often (in debounce units). */
+const MAX_DEBOUNCE_FACTOR = 10;
+/** Long enough for a stdio server to flush and exit on EOF; stop() must stay short. */
+const CLOSE_GRACE_MS = 1_000;
+
+/**
+ * A long-lived session that behaves like a host (design §2): it lists once per connection,
+ * keeps that listing, and re-lists only when the server says its tools changed: unsolicited
+ * `notifications/tools/list_changed` on 2025-era connections (on the GET stream over
+ * Streamable HTTP), a `subscriptions/listen` stream on 2026-07-28 connections. It detects
+ * a dead session (transport errors and close, a failing periodic ping, HTTP 404 for an
+ * expired session, a re-subscription that fails) and reconnects with jittered exponential
+ * backoff. A server that is down yields onDown, never a listing.
+ */
+export class HeldSession {
+  private readonly options: HeldSessionOptions;
+  private readonly listener: HeldSessionListener;
+  private readonly log: Logger;
+  private readonly timeoutMs: number;
+  private readonly debounceMs: number;
+  private readonly pingIntervalMs: number;
+  private readonly backoff: BackoffOptions;
+  private readonly stopping = new AbortController();
+  private current: HeldConnection | undefined;
+  private loop: Promise<void> | undefined;
+  private deliveries: Promise<void> = Promise.resolve();
+  private stateValue: HeldSessionState = 'idle';
+  private learnedEra: Era | null = null;
+  private advertised: boolean | null = null;
+  private notifiedAt: Date | null = null;
+  private heldHash: string | null = null;
+
+  constructor(options: HeldSessionOptions, listener: HeldSessionListener) {
+    this.options = options;
+    this.listener = listener;
+    const name = options.spec.name;
+    // The caller's logger may already be bound to this server; a second binding would
+    // repeat the key in every line.
+    this.log =
+      options.logger.bindings()['server'] === name
+        ? options.logger
+        : options.logger.child({ server: name });
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    this.pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+  }
+
+  get state(): HeldSessionState {
+    return this.stateValue;
+  }
+
+  /** The era learned on the first connection (or given in the spec); reused to reconnect. */
+  get era(): Era | null {
+    return this.learnedEra ?? this.options.spec.era ?? null;
+  }
+
+  /**
+   * 2025: the server's `capabilities.tools.listChanged`. 2026: whether the server honoured
+   * the `toolsListChanged` listen filter. Null before the first connection.
+   */
+  get listChangedAdvertised(): boolean | null {
+    return this.advertised;
+  }
+
+  get lastNotificationAt(): Date | null {
+    return this.notifiedAt;
+  }
+
+  /**
+   * The canonical hash of the last complete listing taken on this session: what a
+   * long-lived host gates on. A failed re-list keeps it (the host keeps its old listing);
+   * so does a lost connection, until the next 'startup' listing replaces it.
+   */
+  get currentHash(): string | null {
+    return this.heldHash;
+  }
+
+  start(): void {
+    if (this.loop || this.stopping.signal.aborted) return;
+    this.loop = this.run().catch((error: unknown) => {
+      // run() handles everything a server can do; reaching this is a bug, not an outage.
+      this.log.error({ err: error }, 'held session loop failed');
+    });
+  }
+
+  /**
+   * Ends the session: aborts sleeps and requests, closes the connection, ends a stdio
+   * child, and waits for an onListing call in progress. No listener call follows.
+   * Idempotent. (So: do not await it from inside onListing.)
+   */
+  async stop(): Promise<void> {
+    if (!this.stopping.signal.aborted) {
+      this.stopping.abort();
+      this.current?.lose('stopped');
+    }
+    await this.loop;
+    await this.deliveries;
+    this.stateValue = 'stopped';
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    let downReported = false;
+    while (!this.stopping.signal.aborted) {
+      this.stateValue = 'connecting';
+      const outcome = await this.holdOnce(() => {
+        failures = 0;
+        downReported = false;
+      });
+      if (this.stopping.signal.aborted) break;
+      this.stateValue = 'down';
+      if (!downReported) {
+        downReported = true;
+        this.log.warn({ reason: outcome.reason }, 'held session down');
+        this.notify('onDown', () => this.listener.onDown?.(outcome.reason, outcome.at));
+      } else {
+        this.log.info({ reason: outcome.reason }, 'held session still down');
+      }
+      const wait = backoffDelay(failures, this.backoff);
+      failures += 1;
+      await sleep(wait, this.stopping.signal);
+    }
+    this.stateValue = 'stopped';
+  }
+
+  /**
+   * One connection from connect to loss. `onConnected` runs once it is established.
+   * Resolves with why it ended (or why it could not be established).
+   */
+  private async holdOnce(onConnected: () => void): Promise<{ reason: string; at: Date }> {
+    const connection = new HeldConnection();
+    if (this.stopping.signal.aborted) connection.lose('stopped');
+    this.current = connection;
+    try {
+      const reason = await this.connect(connection);
+      if (reason !== null) return { reason, at: new Date() };
+      onConnected();
+      const upAt = new Date();
+      this.stateValue = 'up';
+      this.log.info(
+        {
+          era: connection.session?.era,
+          protocolVersion: connection.session?.protocolVersion,
+          listChanged: this.advertised,
+        },
+        'held session up',
+      );
+      this.notify('onUp', () => this.listener.onUp?.(upAt));
+      this.requestListing(connection, 'startup');
+      this.schedulePing(connection);
+      const lostReason = await connection.lost;
+      return { reason: lostReason, at: connection.lostAt ?? new Date() };
+    } finally {
+      await this.teardown(connection);
+      if (this.current === connection) this.current = undefined;
+    }
+  }
+
+  /** Null once connected (and, on 2026, subscribed); otherwise why not. */
+  private async connect(connection: HeldConnection): Promise<string | null> {
+    const spec = { ...this.options.spec, era: this.era };
+    try {
+      connection.session = await openSession(spec, {
+        env: this.options.env,
+        timeoutMs: this.timeoutMs,
+        caps: this.options.caps,
+        signal: connection.abort.signal,
+        closeGraceMs: CLOSE_GRACE_MS,
+        onError: (error) => this.onTransportError(connection, error),
+        onClose: () => this.onTransportClose(connection),
+      });
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    const session = connection.session;
+    if (connection.closed) return await connection.lost;
+    // Stored before anything else can fail: a stdio server must not be probed twice next time.
+    this.learnedEra = session.era;
+    session.client.setNotificationHandler('notifications/tools/list_changed', () => {
+      this.onChangeNotification(connection);
+    });
+    if (session.era === '2025') {
+      this.advertised = session.capabilities?.tools?.listChanged === true;
+      return null;
+    }
+    try {
+      await this.subscribe(connection);
+    } catch (error) {
+      if (connection.closed) return await connection.lost;
+      if (!(error instanceof ProtocolError)) {
+        return describeLoss(error, session, 'subscribing to tool changes on', this.timeoutMs);
+      }
+      // The server answered and refused: it is up, but will not tell us about changes.
+      this.advertised = false;
+      this.log.warn({ err: error }, 'the server refused subscriptions/listen; holding without');
+    }
+    return null;
+  }
+
+  /** 2026: opens `subscriptions/listen` for tool changes; re-opens it when it ends. */
+  private async subscribe(connection: HeldConnection): Promise<void> {
+    const session = connection.session;
+    if (!session) return;
+    const subscription = await session.client.listen(
+      { toolsListChanged: true },
+      { timeout: this.timeoutMs, signal: connection.abort.signal },
+    );
+    this.advertised = subscription.honoredFilter.toolsListChanged === true;
+    if (!this.advertised) {
+      await subscription.close();
+      return;
+    }
+    connection.subscribedAt = performance.now();
+    void subscription.closed.then((cause) => this.onSubscriptionClosed(connection, cause));
+  }
+
+  private async onSubscriptionClosed(
+    connection: HeldConnection,
+    cause: 'local' | 'graceful' | 'remote',
+  ): Promise<void> {
+    if (connection.closed || cause === 'local') return;
+    this.log.info({ cause }, 'subscriptions/listen stream ended; listening again');
+    // A server that ends every stream at once would otherwise be asked again in a tight loop.
+    if (performance.now() - connection.subscribedAt >= this.pingIntervalMs) {
+      connection.quickResubscribes = 0;
+    }
+    if (connection.quickResubscribes > 0) {
+      const wait = backoffDelay(connection.quickResubscribes - 1, this.backoff);
+      if (!(await sleep(wait, connection.abort.signal))) return;
+    }
+    connection.quickResubscribes += 1;
+    try {
+      await this.subscribe(connection);
+    } catch (error) {
+      if (connection.closed || !connection.session) return;
+      connection.lose(
+        describeLoss(
+          error,
+          connection.session,
+          'subscribing again to tool changes on',
+          this.timeoutMs,
+        ),
+      );
+      return;
+    }
+    // Changes made while no stream was open were announced to nobody.
+    this.requestListing(connection, 'startup');
+  }
+
+  private onChangeNotification(connection: HeldConnection): void {
+    if (connection.closed) return;
+    const at = new Date();
+    this.notifiedAt = at;
+    this.notify('onNotification', () => this.listener.onNotification?.(at));
+    const now = performance.now();
+    connection.burstStartedAt ??= now;
+    const latest = connection.burstStartedAt + this.debounceMs * MAX_DEBOUNCE_FACTOR;
+    clearTimeout(connection.debounceTimer);
+    connection.debounceTimer = setTimeout(
+      () => {
+        connection.debounceTimer = undefined;
+        connection.burstStartedAt = undefined;
+        this.requestListing(connection, 'notification');
+      },
+      Math.max(0, Math.min(this.debounceMs, latest - now)),
+    );
+  }
+
+  /** Queues a listing on this connection; one runs at a time, and a queued one absorbs more. */
+  private requestListing(connection: HeldConnection, trigger: HeldListingTrigger): void {
+    if (connection.closed) return;
+    connection.pendingListing =
+      connection.pendingListing === 'startup' || trigger === 'startup' ? 'startup' : trigger;
+    if (connection.listing) return;
+    connection.listing = true;
+    void this.drainListings(connection)
+      .catch((error: unknown) => this.log.error({ err: error }, 'held re-list failed unexpectedly'))
+      .finally(() => (connection.listing = false));
+  }
+
+  private async drainListings(connection: HeldConnection): Promise<void> {
+    while (connection.pendingListing !== null && !connection.closed) {
+      const trigger = connection.pendingListing;
+      connection.pendingListing = null;
+      await this.listOnce(connection, trigger);
+    }
+  }
+
+  private async listOnce(connection: HeldConnection, trigger: HeldListingTrigger): Promise<void> {
+    const session = connection.session;
+    if (!session) return;
+    const at = new Date();
+    const started = performance.now();
+    let result: ProbeResult;
+    try {
+      const listing = await session.listTools({ signal: connection.abort.signal });
+      result = listingResult(session, listing, Math.round(performance.now() - started));
+    } catch (error) {
+      // A listing cut short by our own teardown says nothing about the server.
+      if (connection.closed) return;
+      result = failedListing(session, error, Math.round(performance.now() - started));
+    }
+    if (this.stopping.signal.aborted) return;
+    if (result.ok) {
+      this.heldHash = canonicalListing(result.tools).hash;
+    } else {
+      this.log.warn({ trigger, code: result.code, reason: result.reason }, 'held re-list failed');
+      // An unreachable server is most likely gone: find out now rather than at the next ping.
+      if (result.code === 'REMOTE_UNREACHABLE' || result.code === 'REMOTE_TIMEOUT') {
+        void this.ping(connection);
+      }
+    }
+    await this.deliver(result, trigger, at);
+  }
+
+  /** Listener calls, one at a time across connections, in the order the listings were taken. */
+  private deliver(result: ProbeResult, trigger: HeldListingTrigger, at: Date): Promise<void> {
+    const delivery = this.deliveries.then(async () => {
+      try {
+        await this.listener.onListing(result, trigger, at);
+      } catch (error) {
+        this.log.error({ err: error, trigger }, 'the held-session listener failed on a listing');
+      }
+    });
+    this.deliveries = delivery;
+    return delivery;
+  }
+
+  private schedulePing(connection: HeldConnection): void {
+    if (connection.closed) return;
+    clearTimeout(connection.pingTimer);
+    connection.pingTimer = setTimeout(() => void this.ping(connection), this.pingIntervalMs);
+  }
+
+  /**
+   * The liveness check: `ping` on 2025 connections; the 2026 revision has no ping, and
+   * `server/discover` is the cheapest request it keeps. Any failure (a timeout, a refused
+   * connection, HTTP 404 for an expired session) ends the connection.
+   */
+  private async ping(connection: HeldConnection): Promise<void> {
+    const session = connection.session;
+    if (connection.closed || connection.pinging || !session) return;
+    connection.pinging = true;
+    clearTimeout(connection.pingTimer);
+    const options = { timeout: this.timeoutMs, signal: connection.abort.signal };
+    try {
+      if (session.era === '2025') await session.client.ping(options);
+      else await session.client.discover(options);
+    } catch (error) {
+      if (!connection.closed) {
+        connection.lose(describeLoss(error, session, 'checking', this.timeoutMs));
+      }
+      return;
+    } finally {
+      connection.pinging = false;
+    }
+    this.schedulePing(connection);
+  }
+
+  /**
+   * SDK errors are a hint, not a verdict: some are harmless (a message that failed to
+   * parse), so most only trigger an immediate liveness check. Two are final: HTTP 404 (the
+   * server forgot the session) and a GET stream whose reconnection attempts ran out (the
+   * session could still answer requests, but notifications would never arrive again).
+   */
+  private onTransportError(connection: HeldConnection, error: Error): void {
+    if (connection.closed) return;
+    const session = connection.session;
+    this.log.debug({ err: error }, 'held session transport error');
+    if (error instanceof SdkHttpError && error.status === 404 && session) {
+      connection.lose(describeLoss(error, session, 'talking to', this.timeoutMs));
+      return;
+    }
+    if (/Maximum reconnection attempts/i.test(error.message)) {
+      const target = session?.target ?? `server "${this.options.spec.name}"`;
+      connection.lose(
+        `${target}: the server-to-client stream could not be re-opened (${error.message})`,
+      );
+      return;
+    }
+    const now = performance.now();
+    if (now - connection.lastErrorCheckAt < Math.min(this.pingIntervalMs, 1_000)) return;
+    connection.lastErrorCheckAt = now;
+    void this.ping(connection);
+  }
+
+  private onTransportClose(connection: HeldConnection): void {
+    if (connection.closed) return;
+    const session = connection.session;
+    const target = session?.target ?? `server "${this.options.spec.name}"`;
+    if (session?.pid != null) {
+      const stderr = session.stderr();
+      const tail = stderr.length > 300 ? `…${stderr.slice(-300)}` : stderr;
+      connection.lose(`${target}: the server process exited${tail ? `; stderr: ${tail}` : ''}`);
+    } else {
+      connection.lose(`${target}: the connection closed`);
+    }
+  }
+
+  private async teardown(connection: HeldConnection): Promise<void> {
+    connection.lose('closed');
+    // Closing the session ends a subscription stream too, and the stdio child with it.
+    await connection.session?.close();
+  }
+
+  /** Listener callbacks must not break the loop. */
+  private notify(what: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.log.error({ err: error }, `the held-session listener failed in ${what}`);
+    }
+  }
+}

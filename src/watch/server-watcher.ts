@@ -1,0 +1,229 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eq } from 'drizzle-orm';
+import { schedule, type ScheduledTask } from 'node-cron';
+import { connectSpecOf, probeOptionsOf } from '../changes/observe-server.js';
+import { recordObservation, type RecordedObservation } from '../changes/record-observation.js';
+import type { Environment } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import type { Database } from '../db/client.js';
+import { heldSessions, type ServerRow } from '../db/schema.js';
+import type { DeliveryContext } from '../diff/index.js';
+import { canonicalListing } from '../listings/canonical.js';
+import type { Logger } from '../log.js';
+import { probe, type ProbeResult } from '../mcp/index.js';
+import { HeldSession } from './held-session.js';
+import type { Limiter } from './limiter.js';
+import { markDown, markUp } from './outages-repo.js';
+
+export interface WatcherDeps {
+  db: Database;
+  config: Config;
+  env: Environment;
+  logger: Logger;
+  workerId: string;
+  limiter: Limiter;
+  /** How long a probe that sees a new listing waits for the held session's notification. */
+  graceMs: number;
+}
+
+/** Design §2: http and sse servers are held; stdio servers only with --hold. */
+export function isHeld(server: ServerRow): boolean {
+  return server.transport !== 'stdio' || server.hold;
+}
+
+/**
+ * Watches one server for as long as this worker holds its lease: a held session that
+ * re-lists when the server says its tools changed, and fresh probes on the server's cron
+ * schedule that see what a newly connecting host sees. A probe that sees a listing the held
+ * session was never told about is a silent change.
+ */
+export class ServerWatcher {
+  readonly server: ServerRow;
+  private readonly deps: WatcherDeps;
+  private readonly log: Logger;
+  private readonly stopping = new AbortController();
+  private task: ScheduledTask | undefined;
+  private held: HeldSession | undefined;
+  private probing: Promise<void> | undefined;
+
+  constructor(server: ServerRow, deps: WatcherDeps) {
+    this.server = server;
+    this.deps = deps;
+    this.log = deps.logger.child({ server: server.name });
+  }
+
+  start(): void {
+    const expression = this.server.schedule ?? this.deps.config.DEFAULT_SCHEDULE;
+    this.task = schedule(expression, () => this.probeNow('poll'), {
+      name: `probe ${this.server.name}`,
+      noOverlap: true,
+      // Spread the probes of servers sharing a schedule over a few seconds.
+      maxRandomDelay: 5_000,
+    });
+    if (isHeld(this.server)) {
+      this.held = new HeldSession(
+        {
+          spec: connectSpecOf(this.server),
+          ...probeOptionsOf(this.deps.config, this.deps.env),
+          logger: this.log,
+        },
+        {
+          onListing: (result, trigger, at) => this.onHeldListing(result, trigger, at),
+          onDown: (reason, at) =>
+            void this.safely('mark down', () => markDown(this.deps.db, this.server.id, at, reason)),
+          onUp: (at) => void this.safely('mark up', () => markUp(this.deps.db, this.server.id, at)),
+        },
+      );
+      this.held.start();
+    } else {
+      void this.probeNow('startup');
+    }
+    this.log.info({ schedule: expression, held: this.held !== undefined }, 'watching');
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    this.stopping.abort();
+    await this.task?.destroy();
+    await Promise.all([this.held?.stop(), this.probing]);
+    await this.safely('forget held session', () =>
+      this.deps.db.delete(heldSessions).where(eq(heldSessions.serverId, this.server.id)),
+    );
+    this.log.info('stopped watching');
+  }
+
+  /** A fresh probe, as a newly connecting host; at most one at a time per server. */
+  probeNow(trigger: 'poll' | 'startup'): Promise<void> {
+    if (this.stopping.signal.aborted || this.probing) return this.probing ?? Promise.resolve();
+    this.probing = this.deps.limiter
+      .run(() => this.probeOnce(trigger))
+      .catch((error: unknown) => this.log.error({ err: error }, 'probe failed'))
+      .finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  private async probeOnce(trigger: 'poll' | 'startup'): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    const startedAt = new Date();
+    const result = await probe(
+      connectSpecOf(this.server),
+      probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
+    );
+    if (this.stopping.signal.aborted) return;
+    const delivery = result.ok ? await this.deliveryFor(result, startedAt) : undefined;
+    if (this.stopping.signal.aborted) return;
+    await this.record(result, trigger, startedAt, delivery);
+    if (!this.held) {
+      if (result.ok) await markUp(this.deps.db, this.server.id, new Date());
+      else await markDown(this.deps.db, this.server.id, startedAt, result.reason);
+    }
+  }
+
+  /**
+   * What a long-lived host session was told about the listing this probe sees. A held
+   * session that holds another listing gets the grace period to receive its notification;
+   * without one, hosts are gating on stale values.
+   */
+  private async deliveryFor(
+    result: Extract<ProbeResult, { ok: true }>,
+    startedAt: Date,
+  ): Promise<DeliveryContext | undefined> {
+    const advertised = result.capabilities?.tools?.listChanged === true;
+    const held = this.held;
+    if (!held) {
+      // Nobody holds a session, so a notification cannot be observed; a server that does not
+      // even advertise one leaves hosts to learn of changes only when they reconnect.
+      return advertised ? undefined : { listChangedAdvertised: false, notificationSeen: false };
+    }
+    if (held.state !== 'up' || held.currentHash === null) return undefined;
+    const seen = canonicalListing(result.tools).hash;
+    if (seen === held.currentHash) return undefined;
+    await sleep(this.deps.graceMs, undefined, { signal: this.stopping.signal }).catch(() => {});
+    const advertisedByHeld = held.listChangedAdvertised ?? advertised;
+    // A notification during the grace period (or just before the probe) means hosts were
+    // told: the probe may record the change before the session's re-list does.
+    const notified =
+      (held.lastNotificationAt?.getTime() ?? 0) >= startedAt.getTime() - this.deps.graceMs;
+    return { listChangedAdvertised: advertisedByHeld, notificationSeen: notified };
+  }
+
+  private async onHeldListing(
+    result: ProbeResult,
+    trigger: 'startup' | 'notification',
+    at: Date,
+  ): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    const held = this.held;
+    const delivery: DeliveryContext | undefined =
+      trigger === 'notification' && held
+        ? { listChangedAdvertised: held.listChangedAdvertised ?? true, notificationSeen: true }
+        : undefined;
+    const recorded = await this.record(result, trigger, at, delivery);
+    if (!recorded || !held) return;
+    await this.safely('note held session', () =>
+      this.deps.db
+        .insert(heldSessions)
+        .values({
+          serverId: this.server.id,
+          workerId: this.deps.workerId,
+          connectedAt: at,
+          listingHash: recorded.listing?.hash ?? null,
+          listedAt: at,
+          lastNotificationAt: held.lastNotificationAt,
+          listChangedAdvertised: held.listChangedAdvertised,
+        })
+        .onConflictDoUpdate({
+          target: heldSessions.serverId,
+          set: {
+            workerId: this.deps.workerId,
+            listingHash: recorded.listing?.hash ?? null,
+            listedAt: at,
+            lastNotificationAt: held.lastNotificationAt,
+            listChangedAdvertised: held.listChangedAdvertised,
+          },
+        }),
+    );
+  }
+
+  private async record(
+    result: ProbeResult,
+    trigger: 'poll' | 'startup' | 'notification',
+    startedAt: Date,
+    delivery: DeliveryContext | undefined,
+  ): Promise<RecordedObservation | undefined> {
+    return this.safely(`record ${trigger} observation`, async () => {
+      const recorded = await recordObservation(this.deps.db, {
+        server: this.server,
+        result,
+        trigger,
+        startedAt,
+        workerId: this.deps.workerId,
+        delivery,
+      });
+      if (recorded.change) {
+        this.log.warn(
+          {
+            change: recorded.change.row.id,
+            severity: recorded.change.row.severity,
+            findings: recorded.change.diff.findings.length,
+            trigger,
+          },
+          'listing changed',
+        );
+      } else if (!result.ok) {
+        this.log.warn({ trigger, code: result.code, reason: result.reason }, 'listing failed');
+      }
+      return recorded;
+    });
+  }
+
+  /** A background loop logs a failure and keeps going (house style). */
+  private async safely<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await work();
+    } catch (error) {
+      this.log.error({ err: error }, `${what} failed`);
+      return undefined;
+    }
+  }
+}
