@@ -34,7 +34,9 @@ export default defineConfig(async () => {
       include: ['test/**/*.db.test.ts'],
       env: { MCP_DRIFT_TEST_BACKEND: backend, TEST_DATABASE_URL: postgresUrl },
       globalSetup: ['test/support/global-setup.ts'],
-      testTimeout: 60_000,
+      // Each of these tests runs a dozen CLI processes and MCP servers, and on PGlite every
+      // CLI process opens the data directory (about a second each on an idle machine).
+      testTimeout: 180_000,
       hookTimeout: 60_000,
     },
   });

@@ -9,5 +9,5 @@ export async function migrateCommand(ctx: CommandContext, argv: string[]): Promi
   const location = await ctx.withDatabase(async (_db, handle) => handle.location);
   ctx.logger.info({ database: location }, 'migrations applied');
   if (values.json) printJson({ migrated: true, database: location });
-  else printLine(`database ${location} is up to date`);
+  else printLine(`database ${location}: migrations applied, schema up to date`);
 }

@@ -101,6 +101,15 @@ function classify(
   }
   // Requests on a connection that is already gone fail with a plain Error('Not connected').
   const exit = context.stdio?.describeExit();
+  // A child that exits at once closes its stdin before the exit event is seen.
+  if (systemCode === 'EPIPE') {
+    return {
+      code: 'REMOTE_UNREACHABLE',
+      detail: exit
+        ? `the server process ${exit} before answering`
+        : 'the server process closed its input before answering (it exited or crashed)',
+    };
+  }
   if (exit) {
     return { code: 'REMOTE_UNREACHABLE', detail: `the server process ${exit} before answering` };
   }
@@ -147,8 +156,8 @@ function classifySdkError(
       };
     case SdkErrorCode.EraNegotiationFailed: {
       // The probe wraps what really went wrong (an HTML page, a refused connection).
-      const cause = error.cause instanceof SdkError ? classify(error.cause, context) : undefined;
-      if (cause) return cause;
+      const cause = error.cause === undefined ? undefined : classify(error.cause, context);
+      if (cause && cause.code !== 'INTERNAL') return cause;
       return { code: 'REMOTE_PROTOCOL', detail: `protocol negotiation failed: ${error.message}` };
     }
     default:
@@ -170,7 +179,13 @@ function stdioEvidence(stdio: StdioTransport | undefined, code: DriftErrorCode):
     parts.push(`the process ${exit}`);
   }
   // The last lines are the ones that explain; the whole tail is on McpSession.stderr().
-  const stderr = stdio.stderrText();
+  // One line, so that a CLI error stays one line and a log line stays greppable.
+  const stderr = stdio
+    .stderrText()
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' | ');
   if (stderr) {
     parts.push(
       `stderr: ${stderr.length > STDERR_IN_REASON ? `…${stderr.slice(-STDERR_IN_REASON)}` : stderr}`,
@@ -184,6 +199,10 @@ function networkFailure(error: unknown): string | null {
   for (let current = error, depth = 0; current && depth < 6; depth += 1) {
     const code = errorCode(current);
     if (code && NETWORK_CODES[code]) return `${NETWORK_CODES[code]} (${code})`;
+    // fetch refuses a list of ports (1, 9, 25, …) before connecting at all.
+    if (current instanceof Error && current.message === 'bad port') {
+      return 'fetch refuses to connect to this port (a blocked port such as 1, 9 or 25); use another port';
+    }
     current = current instanceof Error ? current.cause : undefined;
   }
   // SseError flattens its cause into the message.

@@ -53,7 +53,8 @@ export async function updateServer(
   try {
     const [row] = await db
       .update(servers)
-      .set({ ...spec, updatedAt: sql`now()` })
+      // A new command or URL may be another server: learn its protocol era afresh.
+      .set({ ...spec, protocolEra: null, updatedAt: sql`now()` })
       .where(eq(servers.name, name))
       .returning();
     if (!row) throw notFound(name);

@@ -153,6 +153,22 @@ describe('probe: misbehaving stdio servers', () => {
     pids.remove();
   });
 
+  it('reports a process that exits at once on a connection whose era is already known', async () => {
+    // With the era known there is no discovery probe: the first write meets a closed pipe.
+    const spec = {
+      name: 'quitter',
+      transport: 'stdio' as const,
+      command: process.execPath,
+      args: ['-e', 'process.exit(3)'],
+      era: '2025' as const,
+    };
+    const { code, reason } = failure(await probe(spec, options));
+    expect(code).toBe('REMOTE_UNREACHABLE');
+    expect(reason).toMatch(
+      /^connecting to .*: the server process (exited with code 3|closed its input \(it exited or crashed\)) before answering$/,
+    );
+  });
+
   it('reports a command that does not exist', async () => {
     const result = await probe(
       { name: 'missing', transport: 'stdio', command: '/nonexistent/mcp-server' },
