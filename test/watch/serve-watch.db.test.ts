@@ -122,11 +122,14 @@ describe(`serve watching servers (${backend})`, () => {
         severity: 'critical',
       }),
     );
-    const [observation] = await handle.db
-      .select()
-      .from(heldSessions)
-      .where(eq(heldSessions.serverId, id));
-    expect(observation!.listingHash).toBe(change.toHash);
+    // The held session's row is updated right after the change commits.
+    await waitFor('the held session to hold the new listing', async () => {
+      const [held] = await handle.db
+        .select()
+        .from(heldSessions)
+        .where(eq(heldSessions.serverId, id));
+      return held?.listingHash === change.toHash ? true : undefined;
+    });
     expect(label).toBeTruthy();
   });
 
