@@ -4,11 +4,11 @@ import { servers, type ServerRow } from '../db/schema.js';
 import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
 import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
 import {
-  firstOkObservation,
   insertObservation,
   listingSpan,
   listingsByHash,
   loadListingTools,
+  okObservation,
   setBaseline,
   storeListing,
   type ObservationRow,
@@ -78,7 +78,7 @@ async function recordIn(
   // observers of one transition from both recording it.
   const lastChange = await latestChange(db, server.id);
   const previousHash =
-    lastChange?.toHash ?? (await firstOkObservation(db, server.id))?.listingHash ?? null;
+    lastChange?.toHash ?? (await okObservation(db, server.id, 'first'))?.listingHash ?? null;
   if (listing) await storeListing(db, listing);
   const observation = await insertObservation(db, {
     serverId: server.id,

@@ -1,8 +1,8 @@
 import { DriftError } from '../errors.js';
 import {
   getBaseline,
-  latestOkObservation,
   loadListingTools,
+  okObservation,
   resolveListingHash,
   setBaseline,
 } from '../listings/listings-repo.js';
@@ -84,7 +84,7 @@ async function approve(ctx: CommandContext, argv: string[]): Promise<void> {
     if (values.listing !== undefined) {
       hash = await resolveListingHash(db, server.id, values.listing);
     } else {
-      const latest = await latestOkObservation(db, server.id);
+      const latest = await okObservation(db, server.id, 'latest');
       if (!latest) {
         throw new DriftError(
           'NOT_FOUND',

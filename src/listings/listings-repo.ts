@@ -73,30 +73,20 @@ export async function insertObservation(
   return inserted!;
 }
 
-/** The server's first successful observation: its listing before any change. */
-export async function firstOkObservation(
+/**
+ * The server's first successful observation (its listing before any change) or its
+ * latest one.
+ */
+export async function okObservation(
   db: Database,
   serverId: number,
+  which: 'first' | 'latest',
 ): Promise<ObservationRow | undefined> {
   const [row] = await db
     .select()
     .from(observations)
     .where(and(eq(observations.serverId, serverId), eq(observations.outcome, 'ok')))
-    .orderBy(asc(observations.id))
-    .limit(1);
-  return row;
-}
-
-/** The server's latest successful observation. */
-export async function latestOkObservation(
-  db: Database,
-  serverId: number,
-): Promise<ObservationRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(observations)
-    .where(and(eq(observations.serverId, serverId), eq(observations.outcome, 'ok')))
-    .orderBy(desc(observations.id))
+    .orderBy(which === 'first' ? asc(observations.id) : desc(observations.id))
     .limit(1);
   return row;
 }
