@@ -1,14 +1,18 @@
-// Benchmarks, run by hand (`npm run bench`), never in the test suite. Add a bench by
-// adding its function to the list.
+// Benchmarks, run by hand (`npm run bench`, or `npm run bench -- diff` for some of them),
+// never in the test suite. Add a bench by adding its function to the list.
+import { runAlertsBench } from './alerts.bench.js';
 import { runDiffBench } from './diff.bench.js';
 import { runWatchBench } from './watch.bench.js';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['diff', runDiffBench],
   ['watch', runWatchBench],
+  ['alerts', runAlertsBench],
 ];
 
+const only = process.argv.slice(2);
 for (const [name, run] of benches) {
+  if (only.length > 0 && !only.includes(name)) continue;
   console.log(`# ${name}`);
   await run();
 }

@@ -217,7 +217,12 @@ export class ServeProcess {
     this.logFile = logFile;
   }
 
-  static start(database: BenchDatabase, settings: Record<string, string>): ServeProcess {
+  /** `nodeArgs` go before the script: flags NODE_OPTIONS refuses, such as --cpu-prof. */
+  static start(
+    database: BenchDatabase,
+    settings: Record<string, string>,
+    nodeArgs: string[] = [],
+  ): ServeProcess {
     const logFile = path.join(database.home, 'serve.log');
     const log = openSync(logFile, 'a');
     // Only what serve needs: no DATABASE_URL or other setting leaks in from the bench's shell.
@@ -230,7 +235,7 @@ export class ServeProcess {
     };
     // cwd is the home directory so that no .env is read.
     const child = track(
-      spawn(process.execPath, [CLI, 'serve'], {
+      spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
         cwd: database.home,
         env,
         stdio: ['ignore', log, log],

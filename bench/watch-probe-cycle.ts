@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { alertPolicyOf } from '../src/alerts/alert-policy.js';
 import { connectSpecOf, probeOptionsOf } from '../src/changes/observe-server.js';
 import { recordObservation } from '../src/changes/record-observation.js';
 import type { Environment } from '../src/config/load.js';
@@ -25,8 +26,8 @@ export interface CycleContext {
 
 /**
  * mcp-drift's scheduled-probe path for a held (http) server, as ServerWatcher.probeOnce runs
- * it inside the shared Limiter slot: probe() (connect in the learned era, list every page,
- * close), then recordObservation (one transaction). Its delivery check is a hash compare
+ * it: probe() (connect in the learned era, list every page, close) inside the shared
+ * Limiter slot, then, with the slot released, recordObservation (one transaction). Its delivery check is a hash compare
  * with no database work when the listing is the held one, as here; markUp is for servers
  * without a held session only. (ServerWatcher.probeNow itself cannot be used: a watcher
  * that is not started holds no session, so it would take the stdio path and mark up.)
@@ -37,21 +38,22 @@ export async function driftCycle(context: CycleContext): Promise<Cycle> {
   const started = performance.now();
   await Promise.all(
     context.rows.map((server) =>
-      limiter.run(async () => {
-        const startedAt = new Date();
-        const result = await probe(
-          connectSpecOf(server),
-          probeOptionsOf(context.config, context.env),
-        );
+      (async () => {
+        let startedAt = new Date();
+        const result = await limiter.run(() => {
+          startedAt = new Date();
+          return probe(connectSpecOf(server), probeOptionsOf(context.config, context.env));
+        });
         await recordObservation(context.db, {
           server,
           result,
           trigger: 'poll',
           startedAt,
           workerId: 'bench',
+          alerts: alertPolicyOf(context.config),
         });
         if (!result.ok || result.tools.length !== context.tools) failed++;
-      }),
+      })(),
     ),
   );
   return { ms: performance.now() - started, failed };

@@ -5,8 +5,14 @@
 // PostgreSQL answers at 127.0.0.1:5432, else pglite), BENCH_WATCH_SERVERS (1000),
 // BENCH_WATCH_FIXTURE=server|mcpserver (see bench/fixtures/many-servers.mjs),
 // BENCH_WATCH_FIXTURE_PROCESSES (2), BENCH_WATCH_LOG_LEVEL (serve's LOG_LEVEL, info),
-// BENCH_WATCH_SERVE_NODE_OPTIONS (serve's NODE_OPTIONS, e.g. --max-old-space-size=256).
+// BENCH_WATCH_SERVE_NODE_OPTIONS (serve's NODE_OPTIONS, e.g. --max-old-space-size=256),
+// BENCH_WATCH_DEADLINE_MIN (10: the whole bench; a loaded machine may need more),
+// BENCH_WATCH_KEEP_LOG (a directory: serve's log is copied there as serve-<database>.log),
+// BENCH_WATCH_SERVE_NODE_ARGS (node flags for serve that NODE_OPTIONS refuses, space-separated,
+// e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+import { copyFileSync } from 'node:fs';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +24,7 @@ import { FixtureServers, killAll, type FixtureKind } from './watch-fixtures.js';
 import {
   BenchDatabase,
   buildIfStale,
+  cpuSecondsOf,
   dropAll,
   memoryOf,
   openFileLimit,
@@ -41,7 +48,7 @@ const CHANGE_SPACING_MS = 100;
 const PROBE_CONCURRENCY = 16;
 const PROBE_ROUNDS = 3;
 /** The whole bench, both databases included, ends by then; a stuck step fails instead. */
-const OVERALL_DEADLINE_MS = 10 * 60_000;
+const OVERALL_DEADLINE_MS = Number(process.env.BENCH_WATCH_DEADLINE_MIN ?? 10) * 60_000;
 const HOLD_TIMEOUT_MS = 180_000;
 const COMMIT_TIMEOUT_MS = 60_000;
 const MEMORY_SAMPLE_SECONDS = 20;
@@ -68,9 +75,11 @@ interface RunResult {
   relistToCommit: number[];
   notNotified: number;
   missing: number;
-  bare: Cycle;
-  drift: Cycle;
-  probeOnly: Cycle;
+  /** serve's CPU time from the first change sent until all were committed. */
+  changeCpuSeconds: number;
+  /** Absent when the probe cycles failed or ran out of time (`cycleError` says why). */
+  cycles?: { bare: Cycle; drift: Cycle; probeOnly: Cycle };
+  cycleError?: string;
   shutdownMs: number | null;
 }
 
@@ -96,6 +105,7 @@ function settingsFromEnvironment() {
     kind: kind as FixtureKind,
     logLevel: process.env.BENCH_WATCH_LOG_LEVEL ?? 'info',
     nodeOptions: process.env.BENCH_WATCH_SERVE_NODE_OPTIONS,
+    nodeArgs: (process.env.BENCH_WATCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean),
     db: process.env.BENCH_WATCH_DB,
   };
 }
@@ -131,11 +141,15 @@ async function runOnce(
   const database = await BenchDatabase.create(backend, fixtures.urls);
   let serve: ServeProcess | undefined;
   try {
-    serve = ServeProcess.start(database, {
-      LOG_LEVEL: settings.logLevel,
-      PROBE_CONCURRENCY: String(PROBE_CONCURRENCY),
-      ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
-    });
+    serve = ServeProcess.start(
+      database,
+      {
+        LOG_LEVEL: settings.logLevel,
+        PROBE_CONCURRENCY: String(PROBE_CONCURRENCY),
+        ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
+      },
+      settings.nodeArgs,
+    );
     await database.reopen(serve, deadline.within(60_000));
     const db = database.db;
     const running = serve;
@@ -179,6 +193,7 @@ async function runOnce(
     const idOf = new Map(rows.map((row) => [Number(row.name.slice('bench-'.length)), row.id]));
     const sent = new Map<number, number>();
     const sending: Array<Promise<void>> = [];
+    const cpuBefore = cpuSecondsOf(running.pid);
     const first = performance.now();
     for (let k = 0; k < CHANGES; k++) {
       const index = Math.floor((((k * 37) % CHANGES) * count) / CHANGES);
@@ -196,6 +211,7 @@ async function runOnce(
       return (row?.n ?? 0) >= ids.length;
     };
     await until(deadline.within(COMMIT_TIMEOUT_MS), 200, committed);
+    const changeCpuSeconds = cpuSecondsOf(running.pid) - cpuBefore;
     const recorded = await db
       .select({
         serverId: benchCommits.serverId,
@@ -229,23 +245,31 @@ async function runOnce(
       env: {},
       tools: TOOLS,
     };
-    await bareSdkCycle(context); // warm-up: JIT, connection pools
-    const runs = { bare: [] as Cycle[], drift: [] as Cycle[], probeOnly: [] as Cycle[] };
-    const order = ['bare', 'drift', 'probeOnly'] as const;
-    const cycles = { bare: bareSdkCycle, drift: driftCycle, probeOnly: probeOnlyCycle };
-    for (let round = 0; round < PROBE_ROUNDS; round++) {
-      for (let i = 0; i < order.length; i++) {
-        // Rotated each round, so that no loop always runs first.
-        const kind = order[(i + round) % order.length]!;
-        if (deadline.within(60_000) < 60_000) throw new Error('out of time in the probe cycles');
-        runs[kind].push(await cycles[kind](context));
-      }
-    }
-    load.push(loadavg()[0]!);
     const pick = (list: Cycle[]) => {
       const ms = median(list.map((cycle) => cycle.ms));
       return { ms, failed: list.reduce((sum, cycle) => sum + cycle.failed, 0) };
     };
+    let cycles: RunResult['cycles'];
+    let cycleError: string | undefined;
+    try {
+      await bareSdkCycle(context); // warm-up: JIT, connection pools
+      const runs = { bare: [] as Cycle[], drift: [] as Cycle[], probeOnly: [] as Cycle[] };
+      const order = ['bare', 'drift', 'probeOnly'] as const;
+      const loops = { bare: bareSdkCycle, drift: driftCycle, probeOnly: probeOnlyCycle };
+      for (let round = 0; round < PROBE_ROUNDS; round++) {
+        for (let i = 0; i < order.length; i++) {
+          // Rotated each round, so that no loop always runs first.
+          const kind = order[(i + round) % order.length]!;
+          if (deadline.within(60_000) < 60_000) throw new Error('out of time in the probe cycles');
+          runs[kind].push(await loops[kind](context));
+        }
+      }
+      cycles = { bare: pick(runs.bare), drift: pick(runs.drift), probeOnly: pick(runs.probeOnly) };
+    } catch (error) {
+      // What was measured before (memory, latency) is still worth printing.
+      cycleError = error instanceof Error ? error.message : String(error);
+    }
+    load.push(loadavg()[0]!);
 
     await database.close();
     const shutdownMs = await serve.stop();
@@ -263,14 +287,16 @@ async function runOnce(
       relistToCommit,
       notNotified,
       missing,
-      bare: pick(runs.bare),
-      drift: pick(runs.drift),
-      probeOnly: pick(runs.probeOnly),
+      changeCpuSeconds,
+      cycles,
+      cycleError,
       shutdownMs,
     };
   } finally {
     await database.close().catch(() => {});
     await serve?.stop().catch(() => {});
+    const keep = process.env.BENCH_WATCH_KEEP_LOG;
+    if (keep && serve) copyFileSync(serve.logFile, path.join(keep, `serve-${backend}.log`));
     await database.drop().catch((error: unknown) => console.error('could not drop:', error));
   }
 }
@@ -282,7 +308,6 @@ function printResult(result: RunResult, count: number): void {
   const x = (value: number) => `${value.toFixed(2)} ×`;
   const share = (value: number, target: number) => `${((value / target) * 100).toFixed(0)}%`;
   const p99 = percentile(result.latencies, 99);
-  const ratio = result.drift.ms / result.bare.ms;
   const perSession = (result.full.rss - result.empty.rss) / count;
   const target = TARGET_RSS_MB * 1e6;
   const rows: Array<[string, string, string, string]> = [
@@ -301,22 +326,26 @@ function printResult(result: RunResult, count: number): void {
     ['notification → change committed, p50', ms(percentile(result.latencies, 50)), '', ''],
     ['notification → change committed, p99', ms(p99), ms(TARGET_P99_MS), share(p99, TARGET_P99_MS)],
     ['  of which re-list start → commit, p99', ms(percentile(result.relistToCommit, 99)), '', ''],
-    ['probe cycle, bare SDK loop (baseline)', s(result.bare.ms), '', ''],
-    [
-      'probe cycle, mcp-drift probe + record',
-      s(result.drift.ms),
-      s(result.bare.ms * TARGET_RATIO),
-      share(ratio, TARGET_RATIO),
-    ],
-    ['  ratio to the bare loop', x(ratio), x(TARGET_RATIO), share(ratio, TARGET_RATIO)],
-    ['probe cycle, mcp-drift probe() alone', s(result.probeOnly.ms), '', ''],
-    [
-      '  ratio to the bare loop',
-      x(result.probeOnly.ms / result.bare.ms),
-      x(TARGET_RATIO),
-      share(result.probeOnly.ms / result.bare.ms, TARGET_RATIO),
-    ],
   ];
+  const cycles = result.cycles;
+  if (cycles) {
+    const ratio = cycles.drift.ms / cycles.bare.ms;
+    const probeRatio = cycles.probeOnly.ms / cycles.bare.ms;
+    rows.push(
+      ['probe cycle, bare SDK loop (baseline)', s(cycles.bare.ms), '', ''],
+      [
+        'probe cycle, mcp-drift probe + record',
+        s(cycles.drift.ms),
+        s(cycles.bare.ms * TARGET_RATIO),
+        share(ratio, TARGET_RATIO),
+      ],
+      ['  ratio to the bare loop', x(ratio), x(TARGET_RATIO), share(ratio, TARGET_RATIO)],
+      ['probe cycle, mcp-drift probe() alone', s(cycles.probeOnly.ms), '', ''],
+      ['  ratio to the bare loop', x(probeRatio), x(TARGET_RATIO), share(probeRatio, TARGET_RATIO)],
+    );
+  } else {
+    rows.push(['probe cycles', 'failed', '', '']);
+  }
   console.log(`  on ${result.location}`);
   const width = Math.max(...rows.map(([label]) => label.length));
   console.log(
@@ -339,12 +368,16 @@ function printResult(result: RunResult, count: number): void {
     `  (latency: fixture send time → clock of a deferred trigger at the change's commit; ${result.latencies.length} of ` +
       `${CHANGES} changes, ${CHANGE_SPACING_MS} ms apart, each to another server; missing ${result.missing}; ` +
       `recorded other than by notification ${result.notNotified}; send → re-list start ${range(result.toRelist)}; ` +
-      `re-list start → commit ${range(result.relistToCommit)})`,
+      `re-list start → commit ${range(result.relistToCommit)}; serve's CPU from the first send to the last commit ` +
+      `${s(result.changeCpuSeconds * 1000)}, ${ms((result.changeCpuSeconds * 1000) / CHANGES)} per change)`,
   );
   console.log(
-    `  (probe cycles: median of ${PROBE_ROUNDS} each at concurrency ${PROBE_CONCURRENCY}, after one warm-up; ` +
-      `failed listings: drift ${result.drift.failed}, probe-only ${result.probeOnly.failed}, bare ${result.bare.failed}; ` +
-      `serve ${result.shutdownMs === null ? 'had exited before SIGTERM' : `exited ${s(result.shutdownMs)} after SIGTERM`})`,
+    `  (probe cycles: ${
+      cycles
+        ? `median of ${PROBE_ROUNDS} each at concurrency ${PROBE_CONCURRENCY}, after one warm-up; ` +
+          `failed listings: drift ${cycles.drift.failed}, probe-only ${cycles.probeOnly.failed}, bare ${cycles.bare.failed}`
+        : `not measured: ${result.cycleError}`
+    }; serve ${result.shutdownMs === null ? 'had exited before SIGTERM' : `exited ${s(result.shutdownMs)} after SIGTERM`})`,
   );
 }
 

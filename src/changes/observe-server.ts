@@ -1,3 +1,4 @@
+import { alertPolicyOf } from '../alerts/alert-policy.js';
 import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
@@ -62,5 +63,6 @@ export async function observeServer(
     startedAt,
     workerId: options.workerId,
     delivery: options.delivery,
+    alerts: alertPolicyOf(options.config),
   });
 }

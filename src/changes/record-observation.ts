@@ -1,4 +1,6 @@
 import { eq } from 'drizzle-orm';
+import { decideAlert, type AlertPolicy } from '../alerts/alert-policy.js';
+import { enqueueAlert, type AlertRow } from '../alerts/alerts-repo.js';
 import type { Database } from '../db/client.js';
 import { servers, type ServerRow } from '../db/schema.js';
 import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
@@ -30,6 +32,8 @@ export interface ObservationInput {
   workerId?: string;
   /** From a held session: whether the server advertises and sent change notifications. */
   delivery?: DeliveryContext;
+  /** Which changes get an alert in the outbox, written in the change's transaction. */
+  alerts: AlertPolicy;
 }
 
 export interface RecordedObservation {
@@ -38,8 +42,8 @@ export interface RecordedObservation {
   listing: CanonicalListing | null;
   /** The server's listing before this observation (its previous successful one). */
   previousHash: string | null;
-  /** Set when the listing differs from the previous one. */
-  change: { row: ChangeRow; diff: DiffResult } | null;
+  /** Set when the listing differs from the previous one; `alert` when it is alerted. */
+  change: { row: ChangeRow; diff: DiffResult; alert: AlertRow | null } | null;
 }
 
 /** flip_flop counts posture changes within this window (design §4). */
@@ -47,7 +51,7 @@ const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Stores one attempt to list a server and, when its listing differs from the previous
- * one, the change and its findings, all in one transaction. An error observation never
+ * one, the change, its findings and its alert (the outbox), all in one transaction. An error observation never
  * touches the listing history: a server that is down has not removed its tools.
  * The first successful listing becomes the baseline until an operator approves another.
  */
@@ -148,7 +152,16 @@ async function recordIn(
     },
     diff.findings,
   );
-  return { ...recorded, change: { row, diff } };
+  const decision = decideAlert(input.alerts, server, diff.severity);
+  const alert = decision
+    ? await enqueueAlert(db, {
+        ...decision,
+        serverId: server.id,
+        changeId: row.id,
+        digestSeconds: input.alerts.digestSeconds,
+      })
+    : null;
+  return { ...recorded, change: { row, diff, alert } };
 }
 
 /** The server's listings over the flip_flop window, oldest first. */

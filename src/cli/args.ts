@@ -54,3 +54,12 @@ export function expectPositionals(
   }
   return positionals;
 }
+
+/** A count or an id given on the command line: a positive whole number, or exit 2. */
+export function positiveInteger(what: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new DriftError('USAGE', `invalid ${what} "${text}": give a positive whole number`);
+  }
+  return value;
+}

@@ -21,7 +21,10 @@ export interface CommandContext {
 export function createContext(options: { quiet: boolean; signal: AbortSignal }): CommandContext {
   const env = readEnvironment();
   const config = loadConfig(env);
-  const logger = createLogger(options.quiet && !env.LOG_LEVEL ? 'warn' : config.LOG_LEVEL);
+  const logger = createLogger(options.quiet && !env.LOG_LEVEL ? 'warn' : config.LOG_LEVEL, [
+    config.DATABASE_URL,
+    config.SMTP_URL,
+  ]);
   return {
     config,
     env,

@@ -1,9 +1,8 @@
 import { inArray } from 'drizzle-orm';
 import { changes } from '../db/schema.js';
-import { DriftError } from '../errors.js';
 import { recentObservations } from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
-import { expectPositionals, parseCommandArgs } from './args.js';
+import { expectPositionals, parseCommandArgs, positiveInteger } from './args.js';
 import { short } from './check-command.js';
 import type { CommandContext } from './context.js';
 import { formatTable, printJson, printLine } from './output.js';
@@ -15,13 +14,7 @@ export async function historyCommand(ctx: CommandContext, argv: string[]): Promi
     json: { type: 'boolean' },
   });
   const [name] = expectPositionals('history', positionals, ['NAME']);
-  const limit = Number(values.limit ?? 50);
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new DriftError(
-      'USAGE',
-      `invalid --limit "${values.limit}": give a positive whole number`,
-    );
-  }
+  const limit = values.limit === undefined ? 50 : positiveInteger('--limit', values.limit);
   const { server, observations, changeRows } = await ctx.withDatabase(async (db) => {
     const server = await getServer(db, name!);
     const observations = await recentObservations(db, server.id, limit);

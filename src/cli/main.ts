@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { DriftError, type DriftErrorCode } from '../errors.js';
+import { scrubSecrets } from '../log.js';
+import { alertsCommand } from './alerts-command.js';
 import { baselineCommand } from './baseline-command.js';
+import { changeCommand, changesCommand } from './changes-command.js';
 import { checkCommand } from './check-command.js';
 import type { CommandContext } from './context.js';
 import { createContext } from './context.js';
@@ -46,6 +49,10 @@ mcp-drift diff BEFORE.json AFTER.json [--trust LEVEL] [--fail-on LEVEL]
                                          offline diff of two files, each a tools/list
                                          result ({"tools":[…]}) or a JSON array of tools
 mcp-drift history NAME [--limit N]       observations, newest first, with their changes
+mcp-drift changes [--server NAME] [--limit N] | change show ID
+                                         recorded changes; one change with its findings'
+                                         full interpretation records
+mcp-drift alerts list [--status pending|sent|failed|acknowledged] | alerts ack ID
 mcp-drift baseline show NAME | baseline approve NAME [--listing HASH]
 
 Every listing command takes --json. --verbose prints stack traces of unexpected errors.
@@ -64,6 +71,9 @@ async function run(argv: string[], verbose: boolean): Promise<number> {
     diff: (ctx) => diffCommand(ctx, rest),
     history: (ctx) => historyCommand(ctx, rest),
     baseline: (ctx) => baselineCommand(ctx, rest),
+    changes: (ctx) => changesCommand(ctx, rest),
+    change: (ctx) => changeCommand(ctx, rest),
+    alerts: (ctx) => alertsCommand(ctx, rest),
     serve: (ctx) => serveCommand(ctx, rest),
   };
   const handler = commands[command];
@@ -78,15 +88,17 @@ async function run(argv: string[], verbose: boolean): Promise<number> {
 }
 
 function report(error: unknown, verbose: boolean): number {
+  // A server's error may quote a header or env value back (see redactFromLogs in log.ts).
+  const write = (text: string) => process.stderr.write(scrubSecrets(text));
   if (error instanceof DriftError) {
-    process.stderr.write(`mcp-drift: ${error.message}\n`);
-    if (verbose && error.cause instanceof Error) process.stderr.write(`${error.cause.stack}\n`);
+    write(`mcp-drift: ${error.message}\n`);
+    if (verbose && error.cause instanceof Error) write(`${error.cause.stack}\n`);
     return EXIT_CODES[error.code] ?? 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`mcp-drift: unexpected error: ${message}\n`);
-  if (verbose && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  else process.stderr.write('mcp-drift: run again with --verbose for the stack trace\n');
+  write(`mcp-drift: unexpected error: ${message}\n`);
+  if (verbose && error instanceof Error) write(`${error.stack}\n`);
+  else write('mcp-drift: run again with --verbose for the stack trace\n');
   return 1;
 }
 

@@ -1,5 +1,9 @@
 import { once } from 'node:events';
+import { createDispatcher } from '../alerts/create-dispatcher.js';
+import { setLogger as setCronLogger } from 'node-cron';
 import { openDatabase } from '../db/client.js';
+import { startOpsServer } from '../http/ops-server.js';
+import { cronLogger } from '../log.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import { expectPositionals, parseCommandArgs } from './args.js';
@@ -25,6 +29,15 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
       env: ctx.env,
       logger: ctx.logger,
     });
+    setCronLogger(cronLogger(ctx.logger));
+    // Health and metrics: up before "mcp-drift serving", whose line carries its URL.
+    const http = await startOpsServer({
+      db: handle.db,
+      config: ctx.config,
+      logger: ctx.logger,
+      workerId: supervisor.worker.id,
+    });
+    const dispatcher = createDispatcher(handle.db, ctx.config, ctx.logger);
     const registered = await listServers(handle.db);
     ctx.logger.info(
       {
@@ -34,13 +47,18 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
         enabled: registered.filter((server) => server.enabled).length,
         worker: supervisor.worker.id,
         pid: process.pid,
+        http: http.url,
+        alerts: dispatcher.destination,
       },
       'mcp-drift serving',
     );
     supervisor.start();
+    dispatcher.start();
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     ctx.logger.info('shutting down');
+    await http.close();
     await supervisor.stop();
+    await dispatcher.stop();
   } finally {
     await handle.close();
   }

@@ -5,6 +5,7 @@ import {
   checkEmails,
   checkName,
   checkSchedule,
+  checkSeverity,
   checkTransport,
   checkTransportFields,
   checkTrust,
@@ -36,6 +37,7 @@ const registrationFlags = {
   schedule: { type: 'string' },
   notify: { type: 'string', multiple: true },
   hold: { type: 'boolean' },
+  'alert-min-severity': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -54,14 +56,17 @@ type RegistrationValues = {
   notify?: string[];
   hold?: boolean;
   'no-hold'?: boolean;
+  'alert-min-severity'?: string;
 };
 
 export const serverUsage = `mcp-drift server add NAME (--stdio -- CMD [ARGS…] | --url URL [--transport http|sse])
                  [--header K=V]… [--env K=V]… [--cwd DIR] [--trust LEVEL]
-                 [--schedule CRON] [--notify EMAIL]… [--hold] [--json]
+                 [--schedule CRON] [--notify EMAIL]… [--hold]
+                 [--alert-min-severity LEVEL] [--json]
 mcp-drift server list [--json]
 mcp-drift server show|remove|enable|disable NAME [--json]
-mcp-drift server edit NAME [the flags of add] [--no-hold] [--schedule default] [--json]`;
+mcp-drift server edit NAME [the flags of add] [--no-hold] [--schedule default]
+                 [--alert-min-severity default] [--json]`;
 
 export async function serverCommand(ctx: CommandContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
@@ -121,6 +126,7 @@ function buildSpec(
         schedule: null,
         notify: [],
         hold: false,
+        alertMinSeverity: null,
       };
   if (values.stdio) {
     const [command, ...args] = commandLine ?? [];
@@ -159,6 +165,11 @@ function buildSpec(
   if (values.notify) spec.notify = checkEmails(values.notify);
   if (values.hold) spec.hold = true;
   if (values['no-hold']) spec.hold = false;
+  const minSeverity = values['alert-min-severity'];
+  if (minSeverity !== undefined) {
+    spec.alertMinSeverity =
+      minSeverity === 'default' ? null : checkSeverity('--alert-min-severity', minSeverity);
+  }
   return checkTransportFields(spec);
 }
 
@@ -257,6 +268,7 @@ export function serverView(row: ServerRow, ctx: Pick<CommandContext, 'config'>) 
     schedule: row.schedule,
     effectiveSchedule: row.schedule ?? ctx.config.DEFAULT_SCHEDULE,
     notify: row.notify,
+    alertMinSeverity: row.alertMinSeverity,
     hold: row.hold,
     held: row.transport !== 'stdio' || row.hold,
     enabled: row.enabled,
@@ -303,6 +315,7 @@ function report(
     ['schedule', view.schedule ?? `default (${view.effectiveSchedule})`],
     ['held session', view.held ? 'yes' : 'no (probed on schedule)'],
     ['notify', view.notify.join(', ') || '-'],
+    ['alerts from', view.alertMinSeverity ?? `default (${ctx.config.ALERT_MIN_SEVERITY})`],
     ['enabled', view.enabled ? 'yes' : 'no'],
     ['protocol era', view.protocolEra ?? 'not yet connected'],
   ];

@@ -40,6 +40,10 @@ export const configSchema = z.object({
   ALERT_TO: emailList.default([]),
   ALERT_MIN_SEVERITY: z.enum(SEVERITIES).default('medium'),
   DIGEST_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  /** Sending an alert is tried this many times (with growing waits) before it is marked failed. */
+  ALERT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
+  /** The first retry's wait; each further one doubles, up to an hour. */
+  ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   DEFAULT_SCHEDULE: z
     .string()
     .refine((value) => isValidCron(value), { message: 'must be a valid cron expression' })

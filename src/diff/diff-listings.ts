@@ -1,5 +1,10 @@
 import { DriftError } from '../errors.js';
-import { canonicalListing, type CanonicalListing, type RawTool } from '../listings/canonical.js';
+import {
+  canonicalListing,
+  toolsInNameOrder,
+  type CanonicalListing,
+  type RawTool,
+} from '../listings/canonical.js';
 import { addedToolDrafts, compareTool, type Draft } from './compare-tool.js';
 import { postureText, type Wording } from './explain.js';
 import {
@@ -62,27 +67,29 @@ export function diffListings(
   const addedTools: RawTool[] = [];
   const removedTools: RawTool[] = [];
 
-  // Both sides are sorted by name: one merge pass pairs them, no lookups by name needed.
-  const beforeTools = sortedByName(before.tools);
-  const afterTools = sortedByName(after.tools);
+  // Both sides are sorted by name, each tool's hash at its index: one merge pass pairs
+  // them, no lookups by name needed.
+  const { tools: beforeTools, hashes: beforeHashes } = toolsInNameOrder(before);
+  const { tools: afterTools, hashes: afterHashes } = toolsInNameOrder(after);
   let i = 0;
   let j = 0;
   while (i < beforeTools.length || j < afterTools.length) {
     const old = beforeTools[i];
     const current = afterTools[j];
-    if (current === undefined || (old !== undefined && old.name < current.name)) {
-      removedTools.push(old!);
-      i++;
-    } else if (old === undefined || current.name < old.name) {
-      addedTools.push(current);
-      j++;
-    } else {
-      if (before.toolHashes[old.name] !== after.toolHashes[current.name]) {
+    // Most tools are in both: test that first, `===` being cheaper than ordering.
+    if (old !== undefined && current !== undefined && old.name === current.name) {
+      if (beforeHashes[i] !== afterHashes[j]) {
         const comparison = compareTool(current.name, old, current);
         if (comparison.postureChanged) postureChanged.push(current.name);
         changed.push(toolDrafts(current.name, null, comparison));
       }
       i++;
+      j++;
+    } else if (current === undefined || (old !== undefined && old.name < current.name)) {
+      removedTools.push(old!);
+      i++;
+    } else {
+      addedTools.push(current);
       j++;
     }
   }
@@ -162,17 +169,6 @@ export function diffListings(
   }
   findings.sort(compareFindings);
   return { severity: changeSeverity(findings), findings, changed: true, ...hashes };
-}
-
-function isSortedByName(tools: readonly RawTool[]): boolean {
-  for (let k = 1; k < tools.length; k++) if (!(tools[k - 1]!.name < tools[k]!.name)) return false;
-  return true;
-}
-
-/** canonicalListing sorts its tools; a listing assembled elsewhere may not be. */
-function sortedByName(tools: readonly RawTool[]): readonly RawTool[] {
-  if (isSortedByName(tools)) return tools;
-  return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function toolDrafts(

@@ -4,6 +4,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { DriftError } from '../errors.js';
+import { redactFromLogs } from '../log.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 import { resolveReferences } from './resolve-references.js';
 import { StdioTransport } from './stdio-transport.js';
@@ -37,6 +38,8 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
     const env = resolveReferences(spec.env, settings.environment, (key) => {
       return `env ${key} of server "${spec.name}"`;
     });
+    // A stdio server may print its environment on stderr, which reasons quote.
+    redactFromLogs(Object.values(env));
     const stdio = new StdioTransport({
       command: spec.command,
       args,
@@ -62,6 +65,8 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
   const headers = resolveReferences(spec.headers, settings.environment, (key) => {
     return `header ${key} of server "${spec.name}"`;
   });
+  // Resolved values: a server may quote them back in an error that ends up in a log line.
+  redactFromLogs(Object.values(headers));
   const target = `server "${spec.name}" (${url.origin}${url.pathname})`;
   const requestInit: RequestInit = { headers };
   if (spec.transport === 'sse') {

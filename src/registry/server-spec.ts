@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validate as isValidCron } from 'node-cron';
+import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
 import { DriftError } from '../errors.js';
 
@@ -26,6 +27,8 @@ export interface ServerSpec {
   schedule: string | null;
   notify: string[];
   hold: boolean;
+  /** Per-server override of ALERT_MIN_SEVERITY; null: the global one. */
+  alertMinSeverity: Severity | null;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -106,6 +109,13 @@ export function checkTrust(trust: string): TrustLevel {
     throw invalid(`invalid --trust "${trust}": use one of ${TRUST_LEVELS.join(', ')}`);
   }
   return trust as TrustLevel;
+}
+
+export function checkSeverity(flag: string, severity: string): Severity {
+  if (!(SEVERITIES as readonly string[]).includes(severity)) {
+    throw invalid(`invalid ${flag} "${severity}": use one of ${SEVERITIES.join(', ')}`);
+  }
+  return severity as Severity;
 }
 
 export function checkTransport(transport: string): 'http' | 'sse' {

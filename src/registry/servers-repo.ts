@@ -102,5 +102,6 @@ export function specOf(row: ServerRow): ServerSpec {
     schedule: row.schedule,
     notify: row.notify,
     hold: row.hold,
+    alertMinSeverity: row.alertMinSeverity,
   };
 }

@@ -19,10 +19,14 @@ export class HeldConnection {
 
   /** A listing asked for and not started yet; a queued one absorbs later asks. */
   pendingListing: HeldListingTrigger | null = null;
-  listing = false;
+  /** Runs the queued listings one at a time; settles once none is queued or running. */
+  draining: Promise<void> | undefined;
+  /** Ends the current burst of notifications after its quiet time. */
   debounceTimer: NodeJS.Timeout | undefined;
   /** When the current burst of notifications began (performance.now()). */
   burstStartedAt: number | undefined;
+  /** A notification of this burst came after its re-list had started: one more is due. */
+  burstFollowUp = false;
 
   pingTimer: NodeJS.Timeout | undefined;
   pinging = false;

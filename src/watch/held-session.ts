@@ -13,6 +13,7 @@ import {
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
 import { HeldConnection, type HeldListingTrigger } from './held-connection.js';
 import { describeLoss, failedListing, listingResult } from './held-session-results.js';
+import type { Limiter } from './limiter.js';
 
 export type { HeldListingTrigger };
 
@@ -22,12 +23,24 @@ export interface HeldSessionOptions {
   /** Per request: connect, each listing page, each liveness check. */
   timeoutMs?: number;
   caps?: Partial<ListingCaps>;
-  /** A burst of change notifications within this quiet time gives one re-list. Default 300. */
+  /**
+   * The first change notification re-lists at once; later ones until this quiet time has
+   * passed (a burst) give at most one more re-list, after it. Default 300.
+   */
   debounceMs?: number;
-  /** How often an idle session is checked (ping; `server/discover` on 2026). Default 15 000. */
+  /**
+   * How often an idle session is checked (ping; `server/discover` on 2026), on average:
+   * each wait is drawn from 0.75–1.25 times this. Default 15 000.
+   */
   pingIntervalMs?: number;
   /** Reconnect delays: jittered exponential, reset after a successful connect. */
   backoff?: { initialMs?: number; maxMs?: number };
+  /**
+   * Shared by the sessions of one service: a slot covers a connection attempt and the
+   * startup listing that follows, up to its delivery. Without it, a worker taking on
+   * 1,000 servers opens 1,000 connections at once.
+   */
+  opens?: Limiter;
   logger: Logger;
 }
 
@@ -59,6 +72,8 @@ const DEFAULT_PING_INTERVAL_MS = 15_000;
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000 };
 /** A continuous stream of notifications still gets a re-list this often (in debounce units). */
 const MAX_DEBOUNCE_FACTOR = 10;
+/** Each ping wait is the interval times 1 ± this, so that sessions opened together drift apart. */
+const PING_JITTER = 0.25;
 /** Long enough for a stdio server to flush and exit on EOF; stop() must stay short. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -192,21 +207,8 @@ export class HeldSession {
     if (this.stopping.signal.aborted) connection.lose('stopped');
     this.current = connection;
     try {
-      const reason = await this.connect(connection);
+      const reason = await this.open(connection, onConnected);
       if (reason !== null) return { reason, at: new Date() };
-      onConnected();
-      const upAt = new Date();
-      this.stateValue = 'up';
-      this.log.info(
-        {
-          era: connection.session?.era,
-          protocolVersion: connection.session?.protocolVersion,
-          listChanged: this.advertised,
-        },
-        'held session up',
-      );
-      this.notify('onUp', () => this.listener.onUp?.(upAt));
-      this.requestListing(connection, 'startup');
       this.schedulePing(connection);
       const lostReason = await connection.lost;
       return { reason: lostReason, at: connection.lostAt ?? new Date() };
@@ -214,6 +216,47 @@ export class HeldSession {
       await this.teardown(connection);
       if (this.current === connection) this.current = undefined;
     }
+  }
+
+  /** connect() and the startup listing, in an `opens` slot when there is one. */
+  private async open(connection: HeldConnection, onConnected: () => void): Promise<string | null> {
+    const opens = this.options.opens;
+    if (!opens) return this.establish(connection, onConnected);
+    try {
+      return await opens.run(
+        () => this.establish(connection, onConnected),
+        connection.abort.signal,
+      );
+    } catch (error) {
+      // Stopped while waiting for a slot.
+      if (connection.closed) return await connection.lost;
+      throw error;
+    }
+  }
+
+  /** Null once connected and the startup listing delivered (or failed); otherwise why not. */
+  private async establish(
+    connection: HeldConnection,
+    onConnected: () => void,
+  ): Promise<string | null> {
+    const reason = await this.connect(connection);
+    if (reason !== null) return reason;
+    onConnected();
+    const upAt = new Date();
+    this.stateValue = 'up';
+    this.log.info(
+      {
+        era: connection.session?.era,
+        protocolVersion: connection.session?.protocolVersion,
+        listChanged: this.advertised,
+      },
+      'held session up',
+    );
+    this.notify('onUp', () => this.listener.onUp?.(upAt));
+    // Awaited, so that an `opens` slot bounds the listings (and their recording) in
+    // flight too: those, more than the connections, are what a mass start keeps in memory.
+    await this.requestListing(connection, 'startup');
+    return null;
   }
 
   /** Null once connected (and, on 2026, subscribed); otherwise why not. */
@@ -304,7 +347,7 @@ export class HeldSession {
       return;
     }
     // Changes made while no stream was open were announced to nobody.
-    this.requestListing(connection, 'startup');
+    void this.requestListing(connection, 'startup');
   }
 
   private onChangeNotification(connection: HeldConnection): void {
@@ -313,36 +356,59 @@ export class HeldSession {
     this.notifiedAt = at;
     this.notify('onNotification', () => this.listener.onNotification?.(at));
     const now = performance.now();
-    connection.burstStartedAt ??= now;
+    if (connection.burstStartedAt === undefined) {
+      // The first notification of a burst re-lists at once: waiting for the burst to end
+      // would add its quiet time to every change a host is told about.
+      connection.burstStartedAt = now;
+      connection.burstFollowUp = false;
+      void this.requestListing(connection, 'notification');
+    } else if (connection.pendingListing === null) {
+      // The burst's re-list is under way and may have read the listing before this change.
+      // (A queued re-list that has not started yet will see it: nothing more to do.)
+      connection.burstFollowUp = true;
+    }
     const latest = connection.burstStartedAt + this.debounceMs * MAX_DEBOUNCE_FACTOR;
     clearTimeout(connection.debounceTimer);
     connection.debounceTimer = setTimeout(
-      () => {
-        connection.debounceTimer = undefined;
-        connection.burstStartedAt = undefined;
-        this.requestListing(connection, 'notification');
-      },
+      () => this.endBurst(connection),
       Math.max(0, Math.min(this.debounceMs, latest - now)),
     );
   }
 
-  /** Queues a listing on this connection; one runs at a time, and a queued one absorbs more. */
-  private requestListing(connection: HeldConnection, trigger: HeldListingTrigger): void {
-    if (connection.closed) return;
+  /** The burst's quiet time has passed: one re-list for all that came after its first. */
+  private endBurst(connection: HeldConnection): void {
+    connection.debounceTimer = undefined;
+    connection.burstStartedAt = undefined;
+    if (!connection.burstFollowUp) return;
+    connection.burstFollowUp = false;
+    void this.requestListing(connection, 'notification');
+  }
+
+  /**
+   * Queues a listing on this connection; one runs at a time, and a queued one absorbs more.
+   * Settles once no listing is queued or running on it, and never rejects.
+   */
+  private requestListing(connection: HeldConnection, trigger: HeldListingTrigger): Promise<void> {
+    if (connection.closed) return Promise.resolve();
     connection.pendingListing =
       connection.pendingListing === 'startup' || trigger === 'startup' ? 'startup' : trigger;
-    if (connection.listing) return;
-    connection.listing = true;
-    void this.drainListings(connection)
-      .catch((error: unknown) => this.log.error({ err: error }, 'held re-list failed unexpectedly'))
-      .finally(() => (connection.listing = false));
+    connection.draining ??= this.drainListings(connection);
+    return connection.draining;
   }
 
   private async drainListings(connection: HeldConnection): Promise<void> {
-    while (connection.pendingListing !== null && !connection.closed) {
-      const trigger = connection.pendingListing;
-      connection.pendingListing = null;
-      await this.listOnce(connection, trigger);
+    try {
+      // Entered with a listing queued on an open connection, so the loop awaits at least
+      // once: `draining` is assigned before the finally below clears it.
+      while (connection.pendingListing !== null && !connection.closed) {
+        const trigger = connection.pendingListing;
+        connection.pendingListing = null;
+        await this.listOnce(connection, trigger);
+      }
+    } catch (error) {
+      this.log.error({ err: error }, 'held re-list failed unexpectedly');
+    } finally {
+      connection.draining = undefined;
     }
   }
 
@@ -389,7 +455,10 @@ export class HeldSession {
   private schedulePing(connection: HeldConnection): void {
     if (connection.closed) return;
     clearTimeout(connection.pingTimer);
-    connection.pingTimer = setTimeout(() => void this.ping(connection), this.pingIntervalMs);
+    // Jittered on every round: sessions that came up together (a worker starting, a network
+    // blip ending) would otherwise ping all at once, for as long as they live.
+    const wait = this.pingIntervalMs * (1 - PING_JITTER + 2 * PING_JITTER * Math.random());
+    connection.pingTimer = setTimeout(() => void this.ping(connection), Math.round(wait));
   }
 
   /**

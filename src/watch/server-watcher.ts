@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import { schedule, type ScheduledTask } from 'node-cron';
+import { alertPolicyOf } from '../alerts/alert-policy.js';
 import { connectSpecOf, probeOptionsOf } from '../changes/observe-server.js';
 import { recordObservation, type RecordedObservation } from '../changes/record-observation.js';
 import type { Environment } from '../config/load.js';
@@ -21,7 +22,10 @@ export interface WatcherDeps {
   env: Environment;
   logger: Logger;
   workerId: string;
+  /** Fresh probes: a slot covers the network part (connect, list, close) only. */
   limiter: Limiter;
+  /** Held sessions' connection attempts and startup listings (see HeldSessionOptions). */
+  opens?: Limiter;
   /** How long a probe that sees a new listing waits for the held session's notification. */
   graceMs: number;
 }
@@ -66,6 +70,7 @@ export class ServerWatcher {
           spec: connectSpecOf(this.server),
           ...probeOptionsOf(this.deps.config, this.deps.env),
           logger: this.log,
+          opens: this.deps.opens,
         },
         {
           onListing: (result, trigger, at) => this.onHeldListing(result, trigger, at),
@@ -95,20 +100,27 @@ export class ServerWatcher {
   /** A fresh probe, as a newly connecting host; at most one at a time per server. */
   probeNow(trigger: 'poll' | 'startup'): Promise<void> {
     if (this.stopping.signal.aborted || this.probing) return this.probing ?? Promise.resolve();
-    this.probing = this.deps.limiter
-      .run(() => this.probeOnce(trigger))
-      .catch((error: unknown) => this.log.error({ err: error }, 'probe failed'))
+    this.probing = this.probeOnce(trigger)
+      .catch((error: unknown) => {
+        // stop() aborts a probe still waiting for its slot: not a failure.
+        if (!this.stopping.signal.aborted) this.log.error({ err: error }, 'probe failed');
+      })
       .finally(() => (this.probing = undefined));
     return this.probing;
   }
 
   private async probeOnce(trigger: 'poll' | 'startup'): Promise<void> {
     if (this.stopping.signal.aborted) return;
-    const startedAt = new Date();
-    const result = await probe(
-      connectSpecOf(this.server),
-      probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
-    );
+    let startedAt = new Date();
+    // The slot bounds connections and listings in flight; recording, and the grace wait for
+    // a notification, happen after it is released, so they never hold up other probes.
+    const result = await this.deps.limiter.run(() => {
+      startedAt = new Date();
+      return probe(
+        connectSpecOf(this.server),
+        probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
+      );
+    }, this.stopping.signal);
     if (this.stopping.signal.aborted) return;
     const delivery = result.ok ? await this.deliveryFor(result, startedAt) : undefined;
     if (this.stopping.signal.aborted) return;
@@ -199,7 +211,11 @@ export class ServerWatcher {
         startedAt,
         workerId: this.deps.workerId,
         delivery,
+        alerts: alertPolicyOf(this.deps.config),
       });
+      // recordObservation stored a newly learned era without touching updated_at (so this
+      // watcher goes on); our copy must learn it too, or every observation writes it again.
+      if (result.era) this.server.protocolEra = result.era;
       if (recorded.change) {
         this.log.warn(
           {

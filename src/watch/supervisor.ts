@@ -8,11 +8,15 @@ import type { Database } from '../db/client.js';
 import { servers } from '../db/schema.js';
 import type { Logger } from '../log.js';
 import {
+  claimLeases,
+  fairShare,
   forgetWorker,
   heartbeat,
-  keepLeases,
-  liveWorkerCount,
   pruneWorkers,
+  registryState,
+  releaseLeases,
+  renewLeases,
+  type LeasedServer,
   type WorkerIdentity,
 } from './leases-repo.js';
 import { Limiter } from './limiter.js';
@@ -38,7 +42,12 @@ export class Supervisor {
   private readonly tickMs: number;
   private readonly leaseMs: number;
   private readonly limiter: Limiter;
+  private readonly opens: Limiter;
   private readonly watchers = new Map<number, ServerWatcher>();
+  /** The leases held after the last tick, by server id, with each registration's version. */
+  private held: LeasedServer[] = [];
+  private renewedAt = -Infinity;
+  private renewedDigest: string | undefined;
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
 
@@ -47,6 +56,8 @@ export class Supervisor {
     this.tickMs = options.tickMs ?? 2_000;
     this.leaseMs = options.config.LEASE_SECONDS * 1000;
     this.limiter = new Limiter(options.config.PROBE_CONCURRENCY);
+    // Its own cap, so that a round of scheduled probes does not hold up reconnects.
+    this.opens = new Limiter(options.config.PROBE_CONCURRENCY);
     this.worker = {
       id: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       hostname: hostname(),
@@ -88,22 +99,22 @@ export class Supervisor {
   private async tick(): Promise<void> {
     const { db } = this.options;
     await heartbeat(db, this.worker);
-    const liveWorkers = await liveWorkerCount(db, this.leaseMs);
-    const leased = await keepLeases(db, this.worker.id, { leaseMs: this.leaseMs, liveWorkers });
+    const leased = await this.keepLeases();
     if (this.stopping.signal.aborted) return;
-    const rows =
-      leased.length === 0 ? [] : await db.select().from(servers).where(inArray(servers.id, leased));
-    const current = new Map(rows.map((row) => [row.id, row]));
+    const version = new Map(leased.map((lease) => [lease.serverId, lease.updatedAt.getTime()]));
 
-    for (const [id, watcher] of this.watchers) {
-      const row = current.get(id);
-      if (!row || row.updatedAt.getTime() !== watcher.server.updatedAt.getTime()) {
-        this.watchers.delete(id);
-        await watcher.stop();
-      }
-    }
-    for (const row of current.values()) {
-      if (this.watchers.has(row.id) || this.stopping.signal.aborted) continue;
+    const stale = [...this.watchers].filter(
+      ([id, watcher]) => version.get(id) !== watcher.server.updatedAt.getTime(),
+    );
+    for (const [id] of stale) this.watchers.delete(id);
+    // Together: letting go of half the servers to a new worker must not outlast the leases.
+    await Promise.all(stale.map(([, watcher]) => watcher.stop()));
+    // Whole registrations are read only for servers new to this worker or edited since.
+    const toStart = leased.map((lease) => lease.serverId).filter((id) => !this.watchers.has(id));
+    if (toStart.length === 0 || this.stopping.signal.aborted) return this.maybePrune();
+    const rows = await db.select().from(servers).where(inArray(servers.id, toStart));
+    for (const row of rows) {
+      if (this.stopping.signal.aborted) break;
       const watcher = new ServerWatcher(row, {
         db,
         config: this.options.config,
@@ -111,11 +122,50 @@ export class Supervisor {
         logger: this.options.logger,
         workerId: this.worker.id,
         limiter: this.limiter,
+        opens: this.opens,
         graceMs: 2_000,
       });
       this.watchers.set(row.id, watcher);
       watcher.start();
     }
-    if (Math.random() < 0.01) await pruneWorkers(db, this.leaseMs);
+    await this.maybePrune();
+  }
+
+  /**
+   * A tick that finds the registry as it was and no renewal due is two statements of one
+   * row each (beat, registry state); the leases are renewed every third of the lease time,
+   * and at once when the registry changed. On the embedded database every statement
+   * waits for the one before it, whoever sent it: a tick that touched 1,000 rows every 2 s
+   * held up the recording of every change behind it.
+   */
+  private async keepLeases(): Promise<LeasedServer[]> {
+    const { db } = this.options;
+    const id = this.worker.id;
+    const state = await registryState(db, this.leaseMs);
+    const now = performance.now();
+    if (now - this.renewedAt >= this.leaseMs / 3 || state.digest !== this.renewedDigest) {
+      this.held = await renewLeases(db, id, this.leaseMs);
+      // Timed from before the statement: the leases run from when the database ran it.
+      this.renewedAt = now;
+      this.renewedDigest = state.digest;
+    }
+    const share = fairShare(state);
+    if (this.held.length > share) {
+      const excess = this.held.slice(share);
+      await releaseLeases(
+        db,
+        id,
+        excess.map((lease) => lease.serverId),
+      );
+      this.held = this.held.slice(0, share);
+    } else if (this.held.length < share) {
+      const claimed = await claimLeases(db, id, share - this.held.length, this.leaseMs);
+      this.held = [...this.held, ...claimed].sort((a, b) => a.serverId - b.serverId);
+    }
+    return this.held;
+  }
+
+  private async maybePrune(): Promise<void> {
+    if (Math.random() < 0.01) await pruneWorkers(this.options.db, this.leaseMs);
   }
 }

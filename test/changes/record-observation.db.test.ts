@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordObservation } from '../../src/changes/record-observation.js';
+import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
   baselines,
@@ -17,6 +18,7 @@ import { backend, createTestDatabase, type TestDatabase } from '../support/datab
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
+const policy: AlertPolicy = { minSeverity: 'medium', recipients: [], digestSeconds: 0 };
 
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
 
@@ -67,6 +69,7 @@ describe(`recording observations (${backend})`, () => {
   it('makes the first listing the baseline and records no change for it', async () => {
     const server = await newServer('first');
     const recorded = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(memory),
       trigger: 'poll',
@@ -92,12 +95,14 @@ describe(`recording observations (${backend})`, () => {
   it('stores a listing body once however often it is seen, and ignores tool order', async () => {
     const server = await newServer('repeat');
     const first = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(memory),
       trigger: 'poll',
       startedAt: new Date(),
     });
     const again = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed([...memory].reverse()),
       trigger: 'poll',
@@ -116,12 +121,14 @@ describe(`recording observations (${backend})`, () => {
   it('records a change with its findings when the listing differs, and keeps the baseline', async () => {
     const server = await newServer('drifting');
     const first = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(memory),
       trigger: 'poll',
       startedAt: new Date(),
     });
     const second = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(relaxed(memory, 'delete_entities')),
       trigger: 'poll',
@@ -159,12 +166,14 @@ describe(`recording observations (${backend})`, () => {
   it('records an error as an error observation, never as tools removed', async () => {
     const server = await newServer('flaky');
     await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(memory),
       trigger: 'poll',
       startedAt: new Date(),
     });
     const down = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: {
         ok: false,
@@ -186,6 +195,7 @@ describe(`recording observations (${backend})`, () => {
     });
     expect(down.change).toBeNull();
     const back = await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(memory),
       trigger: 'poll',
@@ -200,6 +210,7 @@ describe(`recording observations (${backend})`, () => {
   it('records a transition seen by two observers at once exactly once', async () => {
     const server = await newServer('observed-twice');
     await recordObservation(handle.db, {
+      alerts: policy,
       server,
       result: listed(memory),
       trigger: 'poll',
@@ -208,6 +219,7 @@ describe(`recording observations (${backend})`, () => {
     const changed = listed(relaxed(memory, 'create_entities'));
     const results = await Promise.all([
       recordObservation(handle.db, {
+        alerts: policy,
         server,
         result: changed,
         trigger: 'poll',
@@ -215,6 +227,7 @@ describe(`recording observations (${backend})`, () => {
         workerId: 'a',
       }),
       recordObservation(handle.db, {
+        alerts: policy,
         server,
         result: changed,
         trigger: 'notification',

@@ -10,6 +10,8 @@ describe('configuration', () => {
       ALERT_FROM: 'mcp-drift@localhost',
       ALERT_TO: [],
       ALERT_MIN_SEVERITY: 'medium',
+      ALERT_MAX_ATTEMPTS: 10,
+      ALERT_RETRY_SECONDS: 30,
       DIGEST_SECONDS: 60,
       DEFAULT_SCHEDULE: '*/5 * * * *',
       HTTP_HOST: '127.0.0.1',

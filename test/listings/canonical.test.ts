@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalListing, canonicalize, sha256Hex } from '../../src/listings/canonical.js';
+import {
+  canonicalListing,
+  canonicalize,
+  sha256Hex,
+  toolsInNameOrder,
+  type CanonicalListing,
+} from '../../src/listings/canonical.js';
 import { DriftError } from '../../src/errors.js';
 import { FIXTURES, loadListing, seededRandom, shuffle, shuffleKeys } from './support.js';
 
@@ -180,5 +186,24 @@ describe('canonicalListing', () => {
     expect(Object.keys(listing.toolHashes)).toEqual(['__proto__', 'constructor']);
     expect(listing.toolHashes['__proto__']).toBe(sha256Hex('{"name":"__proto__"}'));
     expect(Object.getPrototypeOf(listing.toolHashes)).toBe(Object.prototype);
+  });
+
+  it('gives each tool with its hash in name order, for its own listings and others', () => {
+    const tools = loadListing('filesystem');
+    const listing = canonicalListing(shuffle(tools, seededRandom(2)));
+    const own = toolsInNameOrder(listing);
+    expect(own.tools).toBe(listing.tools);
+    expect(own.hashes).toEqual(listing.tools.map((tool) => listing.toolHashes[tool.name]));
+
+    // Assembled elsewhere (say, from stored rows): checked and sorted, hashes looked up.
+    const assembled: CanonicalListing = {
+      canonical: listing.canonical,
+      hash: listing.hash,
+      toolHashes: { ...listing.toolHashes },
+      tools: [...listing.tools].reverse(),
+    };
+    const other = toolsInNameOrder(assembled);
+    expect(other.tools).toEqual(listing.tools);
+    expect(other.hashes).toEqual(own.hashes);
   });
 });

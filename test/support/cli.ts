@@ -33,7 +33,9 @@ export interface CliResult {
 function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const key of SCRUBBED) delete base[key];
-  return { ...base, ...env };
+  // Tests run many serve processes at once: each takes an ephemeral port for its health and
+  // metrics endpoint (logged in its "mcp-drift serving" line) unless a test sets one.
+  return { ...base, HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', ...env };
 }
 
 /** Starts `mcp-drift ARGS…`. */

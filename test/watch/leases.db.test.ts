@@ -30,7 +30,8 @@ afterAll(async () => {
 async function round(worker: typeof a): Promise<number[]> {
   await heartbeat(handle.db, worker);
   const liveWorkers = await liveWorkerCount(handle.db, leaseMs);
-  return keepLeases(handle.db, worker.id, { leaseMs, liveWorkers });
+  const held = await keepLeases(handle.db, worker.id, { leaseMs, liveWorkers });
+  return held.map((lease) => lease.serverId);
 }
 
 describe(`worker leases (${backend})`, () => {

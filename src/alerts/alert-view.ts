@@ -1,0 +1,410 @@
+import type { FindingRow } from '../changes/changes-repo.js';
+import { fieldWording, relaxedWording, tightenedWording } from '../diff/explain.js';
+import { HINTS, type HintName } from '../diff/hints.js';
+import {
+  SEVERITIES,
+  compareSeverity,
+  controlFor,
+  maxSeverity,
+  sanitizeForTerminal,
+  trustImplication,
+  type ChangeSeverity,
+  type HintRecord,
+  type InterpretationRecord,
+  type Severity,
+  type TrustLevel,
+} from '../diff/index.js';
+import { DriftError } from '../errors.js';
+import type { AlertChange, AlertMessageInput } from './render-alert.js';
+
+/** How much of a change an email carries; the rest is one `change show` away. */
+export const ALERT_LIMITS = {
+  /** Findings per message, shared among the changes of a digest so each shows its worst. */
+  findings: 50,
+  toolsPerChange: 20,
+  changesPerMessage: 20,
+  /** Any one server-supplied string: a description can be megabytes. */
+  text: 500,
+  subject: 200,
+  /** A tool name inside a headline, so that the verb after it survives the subject's cap. */
+  headlineTool: 60,
+} as const;
+
+export interface FindingView {
+  severity: Severity;
+  text: string;
+  /** Before/after values where they say more than the explanation (descriptions, titles…). */
+  values: { before: string; after: string } | null;
+}
+
+export interface ToolView {
+  name: string;
+  renamedFrom: string | null;
+  worst: Severity;
+  findings: FindingView[];
+  hints: Record<HintName, HintRecord> | null;
+}
+
+/** Design §5: who may still gate on the old values, and for how long. */
+export interface StaleView {
+  heldBy: string;
+  notification: string;
+  ttl: string;
+}
+
+export interface ChangeView {
+  id: number;
+  severity: ChangeSeverity;
+  detectedAt: string;
+  fromHash: string;
+  toHash: string;
+  headline: string;
+  /** Findings about the listing as a whole (silent_change, no_change_notification). */
+  listingFindings: FindingView[];
+  tools: ToolView[];
+  omittedFindings: number;
+  omittedTools: number;
+  stale: StaleView;
+}
+
+export interface AlertView {
+  server: string;
+  trust: { level: TrustLevel; implication: string };
+  severity: ChangeSeverity;
+  headline: string;
+  /** The worst finding's explanation, for the opening lines. */
+  worst: string | null;
+  notNotified: boolean;
+  totalChanges: number;
+  totalFindings: number;
+  /** "2 critical, 1 medium". */
+  counts: string;
+  firstDetected: string;
+  lastDetected: string;
+  changes: ChangeView[];
+  omittedChanges: number;
+  control: string;
+  commands: { show: string[]; ack: string; approve: string; more: string | null };
+}
+
+/**
+ * Server-supplied text as it may appear in a message (design §9): no control characters or
+ * line breaks (the same rule as the terminal's), and no longer than `max`.
+ */
+export function clean(text: string, max: number = ALERT_LIMITS.text): string {
+  return clip(sanitizeForTerminal(text), max);
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  // Never split a surrogate pair: half of one is not text.
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+export function shortHash(hash: string): string {
+  return clean(hash, 64).slice(0, 12);
+}
+
+/** Records are written from diffListings' findings (changes-repo), so they have its shape. */
+function recordOf(row: FindingRow): Partial<InterpretationRecord> {
+  return row.record as Partial<InterpretationRecord>;
+}
+
+function hintField(field: string | null): HintName | null {
+  return HINTS.find((hint) => hint === field) ?? null;
+}
+
+const NOTIFICATION_KINDS: ReadonlySet<string> = new Set([
+  'silent_change',
+  'no_change_notification',
+]);
+
+/** Kinds whose before/after values are the content to review, not just a flag. */
+const VALUE_KINDS: ReadonlySet<string> = new Set([
+  'description_changed',
+  'title_changed',
+  'input_schema_changed',
+  'output_schema_changed',
+  'meta_changed',
+  'icons_changed',
+  'other_changed',
+]);
+
+/** A short statement of one finding, for subjects and change headings. */
+export function headline(row: FindingRow): string {
+  const tool = clean(row.tool ?? '', ALERT_LIMITS.headlineTool);
+  const field = row.field === null ? null : clean(row.field, ALERT_LIMITS.headlineTool);
+  const hint = hintField(row.field);
+  switch (row.kind) {
+    case 'annotation_relaxed':
+      if (hint !== null) return relaxedWording(tool, hint).summary;
+      break;
+    case 'annotation_tightened':
+      if (hint !== null) return tightenedWording(tool, hint).summary;
+      break;
+    case 'annotation_declared':
+      return `${tool} re-declares ${field ?? 'a hint'} without changing its effect`;
+    case 'annotation_invalid':
+      return `${tool} declares an invalid ${field ?? 'hint'}`;
+    case 'annotation_contradiction':
+      return `${tool} claims read-only, yet its name or description says otherwise`;
+    case 'tool_added':
+      return `new tool ${tool}`;
+    case 'tool_removed':
+      return `${tool} was removed`;
+    case 'tool_renamed': {
+      const from = recordOf(row).renamedFrom ?? (typeof row.before === 'string' ? row.before : '');
+      return `${clean(from, ALERT_LIMITS.headlineTool)} was renamed to ${tool}`;
+    }
+    case 'flip_flop':
+      return `${tool}'s hints keep changing`;
+    case 'silent_change':
+      return 'the listing changed without a change notification';
+    case 'no_change_notification':
+      return 'the listing changed and the server sends no change notifications';
+  }
+  if (field !== null) {
+    const { summary } = fieldWording(tool, field, row.before ?? undefined, row.after ?? undefined);
+    return clean(summary);
+  }
+  return `${tool}: ${clean(row.kind, ALERT_LIMITS.headlineTool)}`;
+}
+
+/** The worst finding, preferring one about a tool: it says more than "no notification". */
+function worstFinding(rows: readonly FindingRow[]): FindingRow | undefined {
+  const pick = (candidates: readonly FindingRow[]) =>
+    candidates.reduce<FindingRow | undefined>(
+      (best, row) =>
+        best === undefined || compareSeverity(row.severity, best.severity) > 0 ? row : best,
+      undefined,
+    );
+  return pick(rows.filter((row) => row.tool !== null)) ?? pick(rows);
+}
+
+function valueText(value: unknown): string {
+  if (value === null || value === undefined) return '(absent)';
+  if (typeof value === 'string') return `"${clean(value)}"`;
+  return clean(JSON.stringify(value) ?? String(value));
+}
+
+function findingView(row: FindingRow): FindingView {
+  return {
+    severity: row.severity,
+    text: clean(row.explanation),
+    values: VALUE_KINDS.has(row.kind)
+      ? { before: valueText(row.before), after: valueText(row.after) }
+      : null,
+  };
+}
+
+function bySeverity(rows: readonly FindingRow[]): FindingRow[] {
+  // Array.prototype.sort is stable: equal severities keep the diff's order.
+  return [...rows].sort((a, b) => compareSeverity(b.severity, a.severity));
+}
+
+interface ToolGroup {
+  tool: string;
+  rows: FindingRow[];
+  worst: Severity;
+}
+
+interface PreparedChange {
+  entry: AlertChange;
+  listing: FindingRow[];
+  /** Worst tool first, so that what a cut leaves out is the least dangerous. */
+  groups: ToolGroup[];
+  /** Findings the tool cap leaves showable, the most this change can use of the budget. */
+  showable: number;
+}
+
+function prepare(entry: AlertChange): PreparedChange {
+  const byTool = new Map<string, FindingRow[]>();
+  for (const row of entry.findings) {
+    if (row.tool === null) continue;
+    const rows = byTool.get(row.tool);
+    if (rows === undefined) byTool.set(row.tool, [row]);
+    else rows.push(row);
+  }
+  const groups = [...byTool]
+    .map(([tool, rows]) => {
+      const sorted = bySeverity(rows);
+      return { tool, rows: sorted, worst: sorted[0]!.severity };
+    })
+    .sort((a, b) => compareSeverity(b.worst, a.worst));
+  const listing = bySeverity(entry.findings.filter((row) => row.tool === null));
+  const showable =
+    listing.length +
+    groups.slice(0, ALERT_LIMITS.toolsPerChange).reduce((sum, group) => sum + group.rows.length, 0);
+  return { entry, listing, groups, showable };
+}
+
+/**
+ * Splits `total` among changes wanting `wants[i]` findings: equal shares, and what a small
+ * change leaves over goes to the others. One change with hundreds of findings must not
+ * crowd out a later change of the same digest.
+ */
+function shareBudget(wants: readonly number[], total: number): number[] {
+  const given = wants.map(() => 0);
+  let left = total;
+  let open = wants.flatMap((want, index) => (want > 0 ? [index] : []));
+  while (left > 0 && open.length > 0) {
+    const share = Math.max(1, Math.floor(left / open.length));
+    for (const index of open) {
+      const give = Math.min(share, wants[index]! - given[index]!, left);
+      given[index]! += give;
+      left -= give;
+    }
+    open = open.filter((index) => given[index]! < wants[index]!);
+  }
+  return given;
+}
+
+function objectOr(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+function stringOr(value: unknown): string | null {
+  return typeof value === 'string' ? clean(value, 64) : null;
+}
+
+function booleanOr(value: unknown): boolean | null {
+  return typeof value === 'boolean' ? value : null;
+}
+
+function staleView(entry: AlertChange): StaleView {
+  const { change } = entry;
+  const exposure = objectOr(change.exposure);
+  const old = objectOr(exposure['oldListing']);
+  const first = stringOr(old['firstObserved']);
+  const last = stringOr(old['lastObserved']);
+  const oldHash = shortHash(change.fromHash);
+  const heldBy =
+    first !== null && last !== null
+      ? `host sessions that listed between ${first} and ${last} (old listing ${oldHash})`
+      : `host sessions that listed the old listing (${oldHash}); when it was first and last seen is not recorded`;
+
+  const seen = change.notificationSeen ?? booleanOr(exposure['notificationSeen']);
+  const advertised = booleanOr(exposure['listChangedAdvertised']);
+  const notification =
+    seen === true
+      ? 'sent and observed: hosts that re-list on it have the new values'
+      : seen === false && advertised === false
+        ? 'none: the server does not advertise tools.listChanged, so hosts learn of the change only when they reconnect'
+        : seen === false
+          ? 'none observed, though the server advertises tools.listChanged: long-lived sessions keep the old values until they reconnect'
+          : 'unknown: no held session was watching the server when the change was seen';
+
+  const ttlMs = exposure['ttlMs'];
+  const scope = stringOr(exposure['cacheScope']);
+  const ttl =
+    typeof ttlMs === 'number'
+      ? `list results may be cached for up to ${ttlMs} ms${scope === null ? '' : ` (cache scope ${scope})`}; hosts that honour it re-list within that time`
+      : 'none: the server sets no cache lifetime for its list, so only a notification or a reconnect replaces the old values';
+  return { heldBy, notification, ttl };
+}
+
+function changeView(prepared: PreparedChange, budget: number): ChangeView {
+  const { entry, listing, groups } = prepared;
+  let left = budget;
+  const listingShown = listing.slice(0, left);
+  left -= listingShown.length;
+  const tools: ToolView[] = [];
+  for (const group of groups.slice(0, ALERT_LIMITS.toolsPerChange)) {
+    if (left === 0) break;
+    const rows = group.rows.slice(0, left);
+    left -= rows.length;
+    const record = recordOf(rows[0]!);
+    tools.push({
+      name: clean(group.tool),
+      renamedFrom: record.renamedFrom == null ? null : clean(record.renamedFrom),
+      worst: group.worst,
+      findings: rows.map(findingView),
+      hints: record.hints ?? null,
+    });
+  }
+  const worst = worstFinding(entry.findings);
+  return {
+    id: entry.change.id,
+    severity: entry.change.severity,
+    detectedAt: entry.change.detectedAt.toISOString(),
+    fromHash: clean(entry.change.fromHash, 64),
+    toHash: clean(entry.change.toHash, 64),
+    headline: worst === undefined ? 'the listing changed' : headline(worst),
+    listingFindings: listingShown.map(findingView),
+    tools,
+    omittedFindings: entry.findings.length - (budget - left),
+    omittedTools: groups.length - tools.length,
+    stale: staleView(entry),
+  };
+}
+
+/** Whether hosts were left to find out on their own (the subject says so). */
+function notNotified(entry: AlertChange): boolean {
+  return (
+    entry.change.notificationSeen === false ||
+    objectOr(entry.change.exposure)['notificationSeen'] === false ||
+    entry.findings.some((row) => NOTIFICATION_KINDS.has(row.kind))
+  );
+}
+
+function severityCounts(rows: readonly FindingRow[]): string {
+  return SEVERITIES.map((severity) => ({
+    severity,
+    count: rows.filter((row) => row.severity === severity).length,
+  }))
+    .filter(({ count }) => count > 0)
+    .map(({ severity, count }) => `${count} ${severity}`)
+    .join(', ');
+}
+
+/** Everything the message says, cleaned and cut, for the text and HTML parts alike. */
+export function buildAlertView(input: AlertMessageInput): AlertView {
+  const all = input.changes;
+  const first = all[0];
+  const last = all.at(-1);
+  if (first === undefined || last === undefined) {
+    throw new DriftError('INTERNAL', 'renderAlert: an alert needs at least one change');
+  }
+  const server = clean(input.server.name, 64);
+  const rows = all.flatMap((entry) => entry.findings);
+  const severity = maxSeverity([
+    ...all.map((entry) => entry.change.severity),
+    ...rows.map((row) => row.severity),
+  ]);
+  const worst = worstFinding(rows);
+
+  const detailed = all.slice(0, ALERT_LIMITS.changesPerMessage).map(prepare);
+  const budgets = shareBudget(
+    detailed.map((change) => change.showable),
+    ALERT_LIMITS.findings,
+  );
+  const changes = detailed.map((change, index) => changeView(change, budgets[index] ?? 0));
+  const omittedChanges = all.length - changes.length;
+
+  return {
+    server,
+    trust: { level: input.server.trust, implication: trustImplication(input.server.trust) },
+    severity,
+    headline: worst === undefined ? 'the listing changed' : headline(worst),
+    worst: worst === undefined ? null : clean(worst.explanation),
+    notNotified: all.some(notNotified),
+    totalChanges: all.length,
+    totalFindings: rows.length,
+    counts: severityCounts(rows),
+    firstDetected: first.change.detectedAt.toISOString(),
+    lastDetected: last.change.detectedAt.toISOString(),
+    changes,
+    omittedChanges,
+    // A change without findings changes nothing a host gates on: the `info` advice fits.
+    control: controlFor(severity === 'none' ? 'info' : severity).text,
+    commands: {
+      show: changes.map((change) => `mcp-drift change show ${change.id}`),
+      ack: `mcp-drift alerts ack ${input.alertId}`,
+      approve: `mcp-drift baseline approve ${server} --listing ${clean(last.change.toHash, 64)}`,
+      more: omittedChanges > 0 ? `mcp-drift changes --server ${server}` : null,
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from '../log.js';
+import type { MailSender } from './mail-sender.js';
+
+/**
+ * The embedded default when no SMTP_URL is set: each alert becomes an RFC 5322 file in
+ * `MCP_DRIFT_HOME/outbox/`, named by its queue time and alert id, so a retry rewrites the
+ * same file and a directory listing reads oldest first. Written to a temporary name and
+ * renamed, so whoever watches the directory never reads half a message.
+ */
+export function createEmlSender(directory: string, logger: Logger): MailSender {
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  return {
+    destination: directory,
+    async send(message) {
+      const info = await composer.sendMail({
+        messageId: message.messageId,
+        from: message.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        date: message.date,
+        headers: message.headers,
+        // A message without recipients is still written: it is read from the directory.
+        envelope: { from: message.from, to: message.to.length > 0 ? message.to : [message.from] },
+      });
+      await mkdir(directory, { recursive: true });
+      const stamp = message.date
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z');
+      const file = path.join(directory, `${stamp}-alert-${message.alertId}.eml`);
+      const partial = `${file}.partial`;
+      await writeFile(partial, info.message as Buffer);
+      await rename(partial, file);
+      logger.info({ file, subject: message.subject, to: message.to }, 'alert written');
+    },
+    async close() {},
+  };
+}
