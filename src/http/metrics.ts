@@ -34,7 +34,9 @@ export class Metrics {
   constructor(db: Database, options: { workerId: string; timeoutMs?: number }) {
     this.db = db;
     this.workerId = options.workerId;
-    this.timeoutMs = options.timeoutMs ?? 2_000;
+    // Long enough for a scrape of the embedded database on a busy machine (2 s was not, in
+    // CI at load 10), short enough to answer 503 well inside the 5 s a probe waits.
+    this.timeoutMs = options.timeoutMs ?? 4_000;
     const registers = [this.registry];
     this.gauges = {
       servers: new Gauge({
