@@ -30,7 +30,8 @@ export interface HeldSessionOptions {
   debounceMs?: number;
   /**
    * How often an idle session is checked (ping; `server/discover` on 2026), on average:
-   * each wait is drawn from 0.75–1.25 times this. Default 15 000.
+   * each wait is drawn from 0.75–1.25 times this. Default 30 000: see
+   * docs/watch-service.md for what a ping costs at 1,000 sessions.
    */
   pingIntervalMs?: number;
   /** Reconnect delays: jittered exponential, reset after a successful connect. */
@@ -68,7 +69,7 @@ export interface HeldSessionListener {
 export type HeldSessionState = 'idle' | 'connecting' | 'up' | 'down' | 'stopped';
 
 const DEFAULT_DEBOUNCE_MS = 300;
-const DEFAULT_PING_INTERVAL_MS = 15_000;
+const DEFAULT_PING_INTERVAL_MS = 30_000;
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000 };
 /** A continuous stream of notifications still gets a re-list this often (in debounce units). */
 const MAX_DEBOUNCE_FACTOR = 10;
