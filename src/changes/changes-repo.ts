@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gte } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { changes, findings, servers } from '../db/schema.js';
+import { changes, findings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
 import type { Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
@@ -9,14 +9,36 @@ export type ChangeRow = typeof changes.$inferSelect;
 export type NewChangeRow = typeof changes.$inferInsert;
 export type FindingRow = typeof findings.$inferSelect;
 
-export async function latestChange(db: Database, serverId: number): Promise<ChangeRow | undefined> {
+/** Where a server's listing history ends: its last change, or else its first listing. */
+export interface ChainEnd {
+  /** The last change's id; null before the first change. */
+  lastChangeId: number | null;
+  /** The last change's new listing, else the first successful observation's; null if none. */
+  hash: string | null;
+}
+
+/**
+ * Reads the end of a server's chain in one statement: recording runs it for every
+ * observation, mostly for a listing that has not changed, and each round trip inside the
+ * recording transaction holds that transaction (and, on PGlite, everyone else) longer.
+ */
+export async function chainEnd(db: Database, serverId: number): Promise<ChainEnd> {
+  const last = (column: typeof changes.id | typeof changes.toHash) =>
+    sql`(select ${column} from ${changes} where ${changes.serverId} = ${servers.id}
+         order by ${changes.id} desc limit 1)`;
+  const firstListing = sql`(select ${observations.listingHash} from ${observations}
+    where ${observations.serverId} = ${servers.id} and ${observations.outcome} = 'ok'
+    order by ${observations.id} limit 1)`;
   const [row] = await db
-    .select()
-    .from(changes)
-    .where(eq(changes.serverId, serverId))
-    .orderBy(desc(changes.id))
-    .limit(1);
-  return row;
+    .select({
+      lastChangeId: sql<number | null>`${last(changes.id)}`.mapWith((id) =>
+        id === null ? null : Number(id),
+      ),
+      hash: sql<string | null>`coalesce(${last(changes.toHash)}, ${firstListing})`,
+    })
+    .from(servers)
+    .where(eq(servers.id, serverId));
+  return { lastChangeId: row?.lastChangeId ?? null, hash: row?.hash ?? null };
 }
 
 /**

@@ -10,7 +10,6 @@ import {
   listingSpan,
   listingsByHash,
   loadListingTools,
-  okObservation,
   setBaseline,
   storeListing,
   type ObservationRow,
@@ -18,9 +17,9 @@ import {
 import type { ProbeResult } from '../mcp/index.js';
 import {
   appendChange,
+  chainEnd,
   changesSince,
   isDuplicateAppend,
-  latestChange,
   type ChangeRow,
 } from './changes-repo.js';
 
@@ -80,10 +79,10 @@ async function recordIn(
   // The server's current listing is where its chain of changes ends (or its first listing).
   // Reading it from the chain, and appending after the same link, is what keeps two
   // observers of one transition from both recording it.
-  const lastChange = await latestChange(db, server.id);
-  const previousHash =
-    lastChange?.toHash ?? (await okObservation(db, server.id, 'first'))?.listingHash ?? null;
-  if (listing) await storeListing(db, listing);
+  const chain = await chainEnd(db, server.id);
+  const previousHash = chain.hash;
+  // The listing the chain ends at is stored already: most observations skip this.
+  if (listing && listing.hash !== previousHash) await storeListing(db, listing);
   const observation = await insertObservation(db, {
     serverId: server.id,
     startedAt: input.startedAt,
@@ -135,7 +134,7 @@ async function recordIn(
     db,
     {
       serverId: server.id,
-      previousChangeId: lastChange?.id ?? null,
+      previousChangeId: chain.lastChangeId,
       fromHash: oldHash,
       toHash: listing.hash,
       observationId: observation.id,

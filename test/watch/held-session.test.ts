@@ -10,6 +10,7 @@ import {
   startHttpFixture,
   stdioFixture,
 } from '../support/mcp-fixtures.js';
+import { startEverythingServer } from '../support/everything-server.js';
 import {
   expectFixtureListing,
   expectOk,
@@ -259,6 +260,69 @@ describe('HeldSession: @modelcontextprotocol/server-everything over stdio', () =
       expect(recorder.downs).toEqual([]);
     } finally {
       await held.stop();
+    }
+  });
+});
+
+describe('HeldSession: @modelcontextprotocol/server-everything over HTTP', () => {
+  // The same server run by its own HTTP entry points: one MCP server per session, which
+  // registers its extra tool on that session's notifications/initialized and announces it.
+  const CONDITIONAL_TOOL = 'simulate-research-query';
+
+  it('over legacy SSE, receives the list_changed it sends after initialize and re-lists', async () => {
+    const server = await startEverythingServer('sse');
+    const recorder = new Recorder();
+    const held = holdSession({ name: 'everything', transport: 'sse', url: server.url }, recorder, {
+      timeoutMs: 20_000,
+    });
+    try {
+      await until(
+        'a re-list after its notification',
+        () => recorder.listings.some((listing) => listing.trigger === 'notification'),
+        recorder,
+      );
+      expect(recorder.listings[0]?.trigger).toBe('startup');
+      expect(recorder.notifications).toBeGreaterThanOrEqual(1);
+      const relisted = expectOk(recorder.listings.find((l) => l.trigger === 'notification'));
+      expect(relisted.tools.map((tool) => tool.name)).toContain(CONDITIONAL_TOOL);
+      expect(held.currentHash).toBe(hashOf(relisted.tools));
+      expect(recorder.downs).toEqual([]);
+    } finally {
+      await held.stop();
+      await server.stop();
+    }
+  });
+
+  // Over Streamable HTTP the announcement is sent while the client has not opened its GET
+  // stream yet (the SDK opens it once notifications/initialized is accepted), so no client
+  // receives it: the known race. Here it is harmless, since the tool was registered before
+  // the session's first tools/list; where it is not, the scheduled probe sees the listing
+  // the session missed (serve-watch.db.test.ts records that as a silent change).
+  it('over Streamable HTTP, holds a session whose listing is what a fresh probe sees', async () => {
+    const server = await startEverythingServer('streamableHttp');
+    const spec: ConnectSpec = { name: 'everything', transport: 'http', url: server.url };
+    const recorder = new Recorder();
+    const held = holdSession(spec, recorder, { timeoutMs: 20_000 });
+    try {
+      await until('the startup listing', () => recorder.listings.length >= 1, recorder);
+      const startup = expectOk(recorder.listings[0]);
+      expect(recorder.listings[0]?.trigger).toBe('startup');
+      expect(startup).toMatchObject({
+        era: '2025',
+        serverInfo: { name: 'mcp-servers/everything' },
+      });
+      expect(startup.tools.map((tool) => tool.name)).toContain(CONDITIONAL_TOOL);
+      expect(held.state).toBe('up');
+      expect(held.listChangedAdvertised).toBe(true);
+      // Several pings later the session is still the same one: no drop, no reconnect.
+      await delay(4 * TIMING.pingIntervalMs);
+      expect(recorder.ups).toBe(1);
+      expect(recorder.downs).toEqual([]);
+      const fresh = await probe(spec, { env: {}, timeoutMs: 20_000 });
+      expect(fresh.ok && hashOf(fresh.tools)).toBe(held.currentHash);
+    } finally {
+      await held.stop();
+      await server.stop();
     }
   });
 });

@@ -2,7 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import { changes, findings, heldSessions, outages, servers } from '../../src/db/schema.js';
+import {
+  changes,
+  findings,
+  heldSessions,
+  observations,
+  outages,
+  servers,
+} from '../../src/db/schema.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
@@ -13,6 +20,7 @@ import {
   startHttpFixture,
   type HttpFixture,
 } from '../support/mcp-fixtures.js';
+import { startEverythingServer } from '../support/everything-server.js';
 import { startServe, type RunningServe } from '../support/serve.js';
 
 /*
@@ -24,6 +32,8 @@ let database: TestDatabase;
 let serve: RunningServe;
 let handle: DatabaseHandle;
 const fixtures: HttpFixture[] = [];
+/** Other servers the tests started, stopped at the end. */
+const stops: Array<() => Promise<void>> = [];
 /** Probes never fire on their own in a test unless a test asks for them. */
 const YEARLY = '0 0 1 1 *';
 const EVERY_2S = '*/2 * * * * *';
@@ -51,8 +61,24 @@ async function fixture(script: string, args: string[] = []): Promise<HttpFixture
   return started;
 }
 
-async function addServer(name: string, url: string, schedule: string): Promise<number> {
-  const added = await cli('server', 'add', name, '--url', url, '--schedule', schedule, '--json');
+async function addServer(
+  name: string,
+  url: string,
+  schedule: string,
+  transport: 'http' | 'sse' = 'http',
+): Promise<number> {
+  const added = await cli(
+    'server',
+    'add',
+    name,
+    '--url',
+    url,
+    '--transport',
+    transport,
+    '--schedule',
+    schedule,
+    '--json',
+  );
   expect(added.code, added.stderr).toBe(0);
   const [row] = await handle.db
     .select({ id: servers.id })
@@ -95,7 +121,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await handle?.close();
   await serve?.stop(); // a no-op when the last test stopped it already
-  await Promise.all(fixtures.map((f) => f.stop()));
+  await Promise.all([...fixtures.map((f) => f.stop()), ...stops.map((stop) => stop())]);
   await database?.drop();
 });
 
@@ -160,6 +186,45 @@ describe(`serve watching servers (${backend})`, () => {
     const [held] = await handle.db.select().from(heldSessions).where(eq(heldSessions.serverId, id));
     expect(held!.listingHash).toBe(session.listingHash);
   });
+
+  // The published server-everything announces a tool it registers on
+  // notifications/initialized. Over legacy SSE the announcement reaches the held session and
+  // makes a re-list; over Streamable HTTP it is sent before any client has opened its GET
+  // stream (the known race, see HeldSession's tests), and the scheduled probes must agree with
+  // the held listing, which already has that tool.
+  it.each([
+    ['sse', 'notification'],
+    ['streamableHttp', 'poll'],
+  ] as const)(
+    'holds the published server-everything over %s; its %s listings match the held one',
+    async (mode, trigger) => {
+      const server = await startEverythingServer(mode);
+      stops.push(server.stop);
+      const transport = mode === 'sse' ? 'sse' : 'http';
+      const id = await addServer(`everything-${mode}`, server.url, EVERY_2S, transport);
+      const session = await sessionUp(id);
+      const seen = await waitFor(`two ${trigger} listings of server-everything`, async () => {
+        const rows = await handle.db
+          .select()
+          .from(observations)
+          .where(and(eq(observations.serverId, id), eq(observations.trigger, trigger)));
+        return rows.length >= 2 || (trigger === 'notification' && rows.length >= 1)
+          ? rows
+          : undefined;
+      });
+      for (const row of seen) {
+        expect(row, row.errorMessage ?? '').toMatchObject({ outcome: 'ok' });
+        expect(row.listingHash).toBe(session.listingHash);
+      }
+      expect(await handle.db.select().from(changes).where(eq(changes.serverId, id))).toEqual([]);
+      const [held] = await handle.db
+        .select()
+        .from(heldSessions)
+        .where(eq(heldSessions.serverId, id));
+      expect(held!.listingHash).toBe(session.listingHash);
+      expect((await cli('server', 'disable', `everything-${mode}`)).code).toBe(0);
+    },
+  );
 
   it('watches a server added while serve runs, and closes its session when it is disabled', async () => {
     const server = await fixture('sdk1-server.mjs');
