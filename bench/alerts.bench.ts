@@ -8,15 +8,13 @@
 //
 // Settings (environment): BENCH_ALERTS_DB=pglite|postgres|both (default: both when
 // PostgreSQL answers at 127.0.0.1:5432, else pglite), BENCH_ALERTS_COUNT (1000).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { count, eq, sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
-import postgres from 'postgres';
 import { SMTPServer } from 'smtp-server';
 import type { AlertPolicy } from '../src/alerts/alert-policy.js';
 import { AlertDispatcher, DEFAULT_DISPATCHER_OPTIONS } from '../src/alerts/dispatcher.js';
@@ -25,13 +23,14 @@ import { claimDueAlerts } from '../src/alerts/alerts-repo.js';
 import { renderAlert } from '../src/alerts/render-alert.js';
 import { createSmtpSender } from '../src/alerts/smtp-sender.js';
 import { recordObservation } from '../src/changes/record-observation.js';
-import { openDatabase, type DatabaseHandle } from '../src/db/client.js';
+import type { DatabaseHandle } from '../src/db/client.js';
 import { alerts } from '../src/db/schema.js';
 import type { RawTool } from '../src/listings/canonical.js';
 import { createLogger } from '../src/log.js';
 import type { ProbeResult } from '../src/mcp/index.js';
 import { insertServer } from '../src/registry/servers-repo.js';
-import { POSTGRES_ADMIN_URL, postgresReachable, type Backend } from './watch-monitor.js';
+import { openBench } from './throwaway-database.js';
+import { postgresReachable, type Backend } from './watch-monitor.js';
 
 const COUNT = Number(process.env.BENCH_ALERTS_COUNT ?? 1000);
 /** Changes per server: alerts spread over servers as a real backlog would be. */
@@ -93,32 +92,6 @@ async function sink(): Promise<{
     port: (server.server.address() as AddressInfo).port,
     received: () => received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function openBench(
-  backend: Backend,
-): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  const home = mkdtempSync(path.join(tmpdir(), 'mcp-drift-bench-alerts-'));
-  if (backend === 'pglite') {
-    const handle = await openDatabase({ home });
-    return { handle, drop: async () => rmSync(home, { recursive: true, force: true }) };
-  }
-  const name = `mcp_drift_bench_alerts_${process.pid}`;
-  const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.unsafe(`create database ${name}`);
-  const handle = await openDatabase({
-    databaseUrl: POSTGRES_ADMIN_URL.replace(/\/postgres$/, `/${name}`),
-    home,
-  });
-  return {
-    handle,
-    drop: async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-      rmSync(home, { recursive: true, force: true });
-    },
   };
 }
 
@@ -236,7 +209,7 @@ export async function runAlertsBench(): Promise<void> {
       .join(' ')}`,
   );
   for (const backend of backends) {
-    const { handle, drop } = await openBench(backend);
+    const { handle, drop } = await openBench(backend, 'alerts');
     const smtp = await sink();
     try {
       const queueStarted = performance.now();

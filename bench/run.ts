@@ -2,10 +2,12 @@
 // never in the test suite. Add a bench by adding its function to the list.
 import { runAlertsBench } from './alerts.bench.js';
 import { runDiffBench } from './diff.bench.js';
+import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['diff', runDiffBench],
+  ['record', runRecordBench],
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
 ];

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { changes, findings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
 import type { Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
+import type { NewObservationRow, ObservationRow } from '../listings/listings-repo.js';
 
 export type ChangeRow = typeof changes.$inferSelect;
 export type NewChangeRow = typeof changes.$inferInsert;
@@ -17,28 +18,64 @@ export interface ChainEnd {
   hash: string | null;
 }
 
+/** The last change's column, for the server whose id `serverId` gives (an SQL expression). */
+function lastChangeColumn(column: typeof changes.id | typeof changes.toHash, serverId: SQL): SQL {
+  return sql`(select ${column} from ${changes} where ${changes.serverId} = ${serverId}
+    order by ${changes.id} desc limit 1)`;
+}
+
+/** ChainEnd's hash as an SQL expression. */
+function chainEndHash(serverId: SQL): SQL {
+  const firstListing = sql`(select ${observations.listingHash} from ${observations}
+    where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok'
+    order by ${observations.id} limit 1)`;
+  return sql`coalesce(${lastChangeColumn(changes.toHash, serverId)}, ${firstListing})`;
+}
+
 /**
  * Reads the end of a server's chain in one statement: recording runs it for every
- * observation, mostly for a listing that has not changed, and each round trip inside the
- * recording transaction holds that transaction (and, on PGlite, everyone else) longer.
+ * observation that may be a change, and each round trip inside the recording transaction
+ * holds that transaction (and, on PGlite, everyone else) longer.
  */
 export async function chainEnd(db: Database, serverId: number): Promise<ChainEnd> {
-  const last = (column: typeof changes.id | typeof changes.toHash) =>
-    sql`(select ${column} from ${changes} where ${changes.serverId} = ${servers.id}
-         order by ${changes.id} desc limit 1)`;
-  const firstListing = sql`(select ${observations.listingHash} from ${observations}
-    where ${observations.serverId} = ${servers.id} and ${observations.outcome} = 'ok'
-    order by ${observations.id} limit 1)`;
+  const id = sql`${servers.id}`;
   const [row] = await db
     .select({
-      lastChangeId: sql<number | null>`${last(changes.id)}`.mapWith((id) =>
-        id === null ? null : Number(id),
+      lastChangeId: sql<number | null>`${lastChangeColumn(changes.id, id)}`.mapWith((value) =>
+        value === null ? null : Number(value),
       ),
-      hash: sql<string | null>`coalesce(${last(changes.toHash)}, ${firstListing})`,
+      hash: sql<string | null>`${chainEndHash(id)}`,
     })
     .from(servers)
     .where(eq(servers.id, serverId));
   return { lastChangeId: row?.lastChangeId ?? null, hash: row?.hash ?? null };
+}
+
+/**
+ * Records a successful observation in one statement, on the condition that the server's
+ * chain ends at the listing it saw; undefined when it does not (a change, or a first
+ * listing), and nothing is written. Most observations see no change: this is their whole
+ * cost, one round trip and no transaction. A change another observer appends meanwhile
+ * does not make this sighting of the listing untrue; the next observation compares
+ * against it.
+ */
+export async function insertUnchangedObservation(
+  db: Database,
+  row: NewObservationRow & { listingHash: string },
+): Promise<ObservationRow | undefined> {
+  const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+  const serverId = sql`${row.serverId}::integer`;
+  // drizzle's insert-select names every column in the table's order (schema.ts): the
+  // values follow that order. A column added there without a value here fails loudly.
+  const values = sql`select nextval(pg_get_serial_sequence('observations', 'id')),
+    ${serverId}, ${row.startedAt.toISOString()}::timestamptz, ${row.durationMs}::integer,
+    ${row.trigger}::text, 'ok', ${row.listingHash}::text, null, null,
+    ${row.protocolVersion ?? null}::text, ${json(row.serverInfo)}::jsonb,
+    ${json(row.capabilities)}::jsonb, ${row.ttlMs ?? null}::bigint,
+    ${row.cacheScope ?? null}::text, ${row.pages ?? null}::integer, ${row.workerId ?? null}::text
+    where ${chainEndHash(serverId)} = ${row.listingHash}::text`;
+  const [inserted] = await db.insert(observations).select(values).returning();
+  return inserted;
 }
 
 /**

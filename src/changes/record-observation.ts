@@ -12,6 +12,7 @@ import {
   loadListingTools,
   setBaseline,
   storeListing,
+  type NewObservationRow,
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import type { ProbeResult } from '../mcp/index.js';
@@ -19,6 +20,7 @@ import {
   appendChange,
   chainEnd,
   changesSince,
+  insertUnchangedObservation,
   isDuplicateAppend,
   type ChangeRow,
 } from './changes-repo.js';
@@ -59,6 +61,16 @@ export async function recordObservation(
   input: ObservationInput,
 ): Promise<RecordedObservation> {
   const listing = input.result.ok ? canonicalListing(input.result.tools) : null;
+  if (listing) {
+    const observation = await insertUnchangedObservation(db, {
+      ...observationValues(input, listing),
+      listingHash: listing.hash,
+    });
+    if (observation) {
+      await rememberEra(db, input);
+      return { observation, listing, previousHash: listing.hash, change: null };
+    }
+  }
   // A concurrent observer may append the same transition first; then this attempt's
   // transaction is rolled back and redone, and finds that listing as the previous one.
   for (let attempt = 1; ; attempt++) {
@@ -81,29 +93,10 @@ async function recordIn(
   // observers of one transition from both recording it.
   const chain = await chainEnd(db, server.id);
   const previousHash = chain.hash;
-  // The listing the chain ends at is stored already: most observations skip this.
+  // The listing the chain ends at is stored already.
   if (listing && listing.hash !== previousHash) await storeListing(db, listing);
-  const observation = await insertObservation(db, {
-    serverId: server.id,
-    startedAt: input.startedAt,
-    durationMs: result.durationMs,
-    trigger: input.trigger,
-    outcome: result.ok ? 'ok' : 'error',
-    listingHash: listing?.hash ?? null,
-    errorCode: result.ok ? null : result.code,
-    errorMessage: result.ok ? null : result.reason,
-    protocolVersion: result.protocolVersion,
-    serverInfo: result.serverInfo as Record<string, unknown> | null,
-    capabilities: result.capabilities as Record<string, unknown> | null,
-    ttlMs: result.ok ? result.ttlMs : null,
-    cacheScope: result.ok ? result.cacheScope : null,
-    pages: result.ok ? result.pages : null,
-    workerId: input.workerId ?? null,
-  });
-  if (result.era && result.era !== server.protocolEra) {
-    // Not an edit of the registration, so updated_at stays: the supervisor need not re-read it.
-    await db.update(servers).set({ protocolEra: result.era }).where(eq(servers.id, server.id));
-  }
+  const observation = await insertObservation(db, observationValues(input, listing));
+  await rememberEra(db, input);
   const recorded = { observation, listing, previousHash, change: null };
   if (!listing || !result.ok) return recorded;
   if (previousHash === null) {
@@ -161,6 +154,38 @@ async function recordIn(
       })
     : null;
   return { ...recorded, change: { row, diff, alert } };
+}
+
+function observationValues(
+  input: ObservationInput,
+  listing: CanonicalListing | null,
+): NewObservationRow {
+  const { result } = input;
+  return {
+    serverId: input.server.id,
+    startedAt: input.startedAt,
+    durationMs: result.durationMs,
+    trigger: input.trigger,
+    outcome: result.ok ? 'ok' : 'error',
+    listingHash: listing?.hash ?? null,
+    errorCode: result.ok ? null : result.code,
+    errorMessage: result.ok ? null : result.reason,
+    protocolVersion: result.protocolVersion,
+    serverInfo: result.serverInfo as Record<string, unknown> | null,
+    capabilities: result.capabilities as Record<string, unknown> | null,
+    ttlMs: result.ok ? result.ttlMs : null,
+    cacheScope: result.ok ? result.cacheScope : null,
+    pages: result.ok ? result.pages : null,
+    workerId: input.workerId ?? null,
+  };
+}
+
+/** Keeps the era a server answered in, so that stdio servers are not spawned twice later. */
+async function rememberEra(db: Database, input: ObservationInput): Promise<void> {
+  const era = input.result.era;
+  if (!era || era === input.server.protocolEra) return;
+  // Not an edit of the registration, so updated_at stays: the supervisor need not re-read it.
+  await db.update(servers).set({ protocolEra: era }).where(eq(servers.id, input.server.id));
 }
 
 /** The server's listings over the flip_flop window, oldest first. */

@@ -8,6 +8,7 @@ import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import { expectPositionals, parseCommandArgs } from './args.js';
 import type { CommandContext } from './context.js';
+import { keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
  * Runs the service until SIGINT/SIGTERM (main.ts enforces the shutdown deadline). The
@@ -17,6 +18,7 @@ import type { CommandContext } from './context.js';
 export async function serveCommand(ctx: CommandContext, argv: string[]): Promise<void> {
   const { positionals } = parseCommandArgs('serve', argv, {});
   expectPositionals('serve', positionals, []);
+  keepHeapNearLiveSize();
   const handle = await openDatabase({
     databaseUrl: ctx.config.DATABASE_URL,
     home: ctx.config.MCP_DRIFT_HOME,

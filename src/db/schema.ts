@@ -103,6 +103,11 @@ export const observations = pgTable(
   },
   (t) => [
     index('observations_server_started').on(t.serverId, t.startedAt.desc()),
+    // A server's first successful listing is where its history starts (chainEnd), read on
+    // every recording until its first change: without this, a year of probes to sort.
+    index('observations_server_ok')
+      .on(t.serverId, t.id)
+      .where(sql`${t.outcome} = 'ok'`),
     check(
       'observations_outcome_fields',
       sql`(${t.outcome} = 'ok' and ${t.listingHash} is not null)

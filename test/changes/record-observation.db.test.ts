@@ -9,6 +9,7 @@ import {
   changes,
   findings,
   listings,
+  observations,
   servers,
   type ServerRow,
 } from '../../src/db/schema.js';
@@ -239,5 +240,50 @@ describe(`recording observations (${backend})`, () => {
     expect(
       await handle.db.select().from(changes).where(eq(changes.serverId, server.id)),
     ).toHaveLength(1);
+  });
+  it('writes one observation per attempt, and records a change back to an earlier listing', async () => {
+    const server = await newServer('back-and-forth');
+    const observe = (tools: RawTool[]) =>
+      recordObservation(handle.db, {
+        alerts: policy,
+        server,
+        result: listed(tools),
+        trigger: 'poll',
+        startedAt: new Date(),
+      });
+    const before = relaxed(memory, 'delete_entities');
+    const sequence = [memory, memory, before, before, memory, memory];
+    const recorded = [];
+    for (const tools of sequence) recorded.push(await observe(tools));
+    // Unchanged sightings, a change, unchanged, the change back (to a listing stored before).
+    expect(recorded.map((r) => r.change !== null)).toEqual([
+      false,
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(recorded[4]!.change!.row).toMatchObject({
+      fromHash: recorded[2]!.listing!.hash,
+      toHash: recorded[0]!.listing!.hash,
+    });
+    const rows = await handle.db
+      .select()
+      .from(observations)
+      .where(eq(observations.serverId, server.id))
+      .orderBy(observations.id);
+    expect(rows.map((row) => row.id)).toEqual(recorded.map((r) => r.observation.id));
+    expect(rows.map((row) => row.listingHash)).toEqual(recorded.map((r) => r.listing!.hash));
+    expect(rows[1]).toMatchObject({
+      outcome: 'ok',
+      trigger: 'poll',
+      durationMs: 12,
+      pages: 1,
+      protocolVersion: '2025-11-25',
+      serverInfo: { name: 'memory-server', version: '0.6.3' },
+      capabilities: { tools: { listChanged: true } },
+      errorCode: null,
+    });
   });
 });

@@ -1,0 +1,1 @@
+CREATE INDEX "observations_server_ok" ON "observations" USING btree ("server_id","id") WHERE "observations"."outcome" = 'ok';
