@@ -162,12 +162,20 @@ async function openThroughSocket(socketPath: string): Promise<DatabaseHandle> {
   };
 }
 
+/**
+ * The embedded Postgres with 32 MB of shared buffers instead of 128 MB: it initializes all
+ * of them at start, in the process's memory, and the OS page cache is behind its files
+ * anyway. Measured on an existing data directory after a few queries: 334 MB RSS with the
+ * default, 225 MB with 32 MB (16 MB: about 200 MB; 8 MB: about 170 MB).
+ */
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 async function openPglite(
   paths: ReturnType<typeof embeddedPaths>,
   lock: HomeLock,
   share: boolean,
 ): Promise<DatabaseHandle> {
-  const pglite = await PGlite.create(paths.dataDir);
+  const pglite = await PGlite.create(paths.dataDir, { startParams: PGLITE_START_PARAMS });
   await migratePglite(pglite);
   if (!share) {
     return {
