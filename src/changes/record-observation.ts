@@ -52,9 +52,11 @@ const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Stores one attempt to list a server and, when its listing differs from the previous
- * one, the change, its findings and its alert (the outbox), all in one transaction. An error observation never
- * touches the listing history: a server that is down has not removed its tools.
- * The first successful listing becomes the baseline until an operator approves another.
+ * one, the change, its findings and its alert (the outbox), all in one transaction. The
+ * common case, a listing the history already ends at, is one statement and no transaction
+ * (insertUnchangedObservation). An error observation never touches the listing history: a
+ * server that is down has not removed its tools. The first successful listing becomes the
+ * baseline until an operator approves another.
  */
 export async function recordObservation(
   db: Database,
