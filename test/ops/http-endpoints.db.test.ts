@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,11 @@ import { createLogger } from '../../src/log.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { get } from './ops-support.js';
+
+/** The newest migration this build ships: the one the test takes back. */
+const newestMigration = (
+  JSON.parse(readFileSync('drizzle/meta/_journal.json', 'utf8')) as { entries: { tag: string }[] }
+).entries.at(-1)!.tag;
 
 /*
  * The health and metrics endpoint in-process, over real HTTP, on this file's own database.
@@ -83,7 +89,7 @@ describe(`the health and metrics endpoint (${backend})`, () => {
         expect(answer.status).toBe(503);
         expect(JSON.parse(answer.body)).toEqual({
           status: 'not ready',
-          reason: '1 migration(s) pending (0001_workers); run mcp-drift migrate',
+          reason: `1 migration(s) pending (${newestMigration}); run mcp-drift migrate`,
         });
       } finally {
         await server.close();
