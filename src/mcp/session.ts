@@ -39,13 +39,18 @@ export interface SessionOptions {
   onError?: (error: Error) => void;
   /** The connection ended, whichever side ended it. Fires at most once. */
   onClose?: () => void;
+  /**
+   * `notifications/tools/list_changed`, from the first message on: attached before the
+   * handshake, since a server may announce a change as soon as it is initialized, before
+   * `openSession` returns (server-everything does, over stdio and SSE).
+   */
+  onToolsListChanged?: () => void;
 }
 
 /**
- * One live connection. `client` is the SDK client itself, so a held session can attach
- * `client.setNotificationHandler('notifications/tools/list_changed', …)` (both eras: on
- * 2026 the listen stream dispatches to the same handlers) and, on a 2026 connection, call
- * `client.listen({ toolsListChanged: true })`.
+ * One live connection. `client` is the SDK client itself, so a held session can call
+ * `client.listen({ toolsListChanged: true })` on a 2026 connection (the listen stream
+ * dispatches to the same handler as 2025's unsolicited notifications: onToolsListChanged).
  */
 export interface McpSession {
   readonly client: Client;
@@ -134,6 +139,10 @@ async function connectInEra(
   const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
     versionNegotiation: negotiationFor(era, timeoutMs),
   });
+  const onToolsListChanged = options.onToolsListChanged;
+  if (onToolsListChanged) {
+    client.setNotificationHandler('notifications/tools/list_changed', () => onToolsListChanged());
+  }
   try {
     await connectWithin(client, created, timeoutMs, options.signal);
   } catch (error) {

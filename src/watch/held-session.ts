@@ -272,6 +272,9 @@ export class HeldSession {
         closeGraceMs: CLOSE_GRACE_MS,
         onError: (error) => this.onTransportError(connection, error),
         onClose: () => this.onTransportClose(connection),
+        // Before the startup listing, a notification only marks the time: that listing is
+        // read after it anyway.
+        onToolsListChanged: () => this.onChangeNotification(connection),
       });
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
@@ -280,9 +283,6 @@ export class HeldSession {
     if (connection.closed) return await connection.lost;
     // Stored before anything else can fail: a stdio server must not be probed twice next time.
     this.learnedEra = session.era;
-    session.client.setNotificationHandler('notifications/tools/list_changed', () => {
-      this.onChangeNotification(connection);
-    });
     if (session.era === '2025') {
       this.advertised = session.capabilities?.tools?.listChanged === true;
       return null;
