@@ -51,31 +51,42 @@ export async function chainEnd(db: Database, serverId: number): Promise<ChainEnd
   return { lastChangeId: row?.lastChangeId ?? null, hash: row?.hash ?? null };
 }
 
+export type UnchangedObservation = NewObservationRow & { listingHash: string };
+
 /**
- * Records a successful observation in one statement, on the condition that the server's
- * chain ends at the listing it saw; undefined when it does not (a change, or a first
- * listing), and nothing is written. Most observations see no change: this is their whole
- * cost, one round trip and no transaction. A change another observer appends meanwhile
- * does not make this sighting of the listing untrue; the next observation compares
- * against it.
+ * Records successful observations in one statement, each on the condition that its
+ * server's chain ends at the listing it saw; the result holds the rows written, and an
+ * observation whose server's chain ends elsewhere (a change, or a first listing) is not
+ * among them and writes nothing. The servers must be distinct: a row is told apart by its
+ * server. Most observations see no change: this is their whole cost. A change another
+ * observer appends meanwhile does not make a sighting of the listing before it untrue;
+ * the next observation compares against that change.
  */
-export async function insertUnchangedObservation(
+export async function insertUnchangedObservations(
   db: Database,
-  row: NewObservationRow & { listingHash: string },
-): Promise<ObservationRow | undefined> {
+  rows: readonly UnchangedObservation[],
+): Promise<ObservationRow[]> {
   const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
-  const serverId = sql`${row.serverId}::integer`;
+  const tuples = rows.map(
+    (row) => sql`(${row.serverId}::integer, ${row.startedAt.toISOString()}::timestamptz,
+      ${row.durationMs}::integer, ${row.trigger}::text, ${row.listingHash}::text,
+      ${row.protocolVersion ?? null}::text, ${json(row.serverInfo)}::jsonb,
+      ${json(row.capabilities)}::jsonb, ${row.ttlMs ?? null}::bigint,
+      ${row.cacheScope ?? null}::text, ${row.pages ?? null}::integer,
+      ${row.workerId ?? null}::text)`,
+  );
+  const serverId = sql`v.server_id`;
   // drizzle's insert-select names every column in the table's order (schema.ts): the
   // values follow that order. A column added there without a value here fails loudly.
   const values = sql`select nextval(pg_get_serial_sequence('observations', 'id')),
-    ${serverId}, ${row.startedAt.toISOString()}::timestamptz, ${row.durationMs}::integer,
-    ${row.trigger}::text, 'ok', ${row.listingHash}::text, null, null,
-    ${row.protocolVersion ?? null}::text, ${json(row.serverInfo)}::jsonb,
-    ${json(row.capabilities)}::jsonb, ${row.ttlMs ?? null}::bigint,
-    ${row.cacheScope ?? null}::text, ${row.pages ?? null}::integer, ${row.workerId ?? null}::text
-    where ${chainEndHash(serverId)} = ${row.listingHash}::text`;
-  const [inserted] = await db.insert(observations).select(values).returning();
-  return inserted;
+    v.server_id, v.started_at, v.duration_ms, v.trigger, 'ok', v.listing_hash, null, null,
+    v.protocol_version, v.server_info, v.capabilities, v.ttl_ms, v.cache_scope, v.pages,
+    v.worker_id
+    from (values ${sql.join(tuples, sql`, `)}) as v(server_id, started_at, duration_ms,
+      trigger, listing_hash, protocol_version, server_info, capabilities, ttl_ms,
+      cache_scope, pages, worker_id)
+    where ${chainEndHash(serverId)} = v.listing_hash`;
+  return db.insert(observations).select(values).returning();
 }
 
 /**

@@ -16,11 +16,11 @@ import {
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import type { ProbeResult } from '../mcp/index.js';
+import { SightingBatcher } from './sighting-batcher.js';
 import {
   appendChange,
   chainEnd,
   changesSince,
-  insertUnchangedObservation,
   isDuplicateAppend,
   type ChangeRow,
 } from './changes-repo.js';
@@ -47,16 +47,26 @@ export interface RecordedObservation {
   change: { row: ChangeRow; diff: DiffResult; alert: AlertRow | null } | null;
 }
 
+/** One batcher per database handle: the observations recorded through it share statements. */
+const batchers = new WeakMap<Database, SightingBatcher>();
+
+function sightingsOf(db: Database): SightingBatcher {
+  let batcher = batchers.get(db);
+  if (!batcher) batchers.set(db, (batcher = new SightingBatcher(db)));
+  return batcher;
+}
+
 /** flip_flop counts posture changes within this window (design §4). */
 const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Stores one attempt to list a server and, when its listing differs from the previous
  * one, the change, its findings and its alert (the outbox), all in one transaction. The
- * common case, a listing the history already ends at, is one statement and no transaction
- * (insertUnchangedObservation). An error observation never touches the listing history: a
- * server that is down has not removed its tools. The first successful listing becomes the
- * baseline until an operator approves another.
+ * common case, a listing the history already ends at, is one statement and no transaction,
+ * shared with the other such observations in flight (SightingBatcher). An error
+ * observation never touches the listing history: a server that is down has not removed
+ * its tools. The first successful listing becomes the baseline until an operator approves
+ * another.
  */
 export async function recordObservation(
   db: Database,
@@ -64,7 +74,7 @@ export async function recordObservation(
 ): Promise<RecordedObservation> {
   const listing = input.result.ok ? canonicalListing(input.result.tools) : null;
   if (listing) {
-    const observation = await insertUnchangedObservation(db, {
+    const observation = await sightingsOf(db).submit({
       ...observationValues(input, listing),
       listingHash: listing.hash,
     });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
@@ -285,5 +285,77 @@ describe(`recording observations (${backend})`, () => {
       capabilities: { tools: { listChanged: true } },
       errorCode: null,
     });
+  });
+  it('records observations of many servers at once, changed or not, two of one server among them', async () => {
+    const fleet = [];
+    for (let i = 0; i < 20; i++) fleet.push(await newServer(`fleet-${i}`));
+    const observe = (server: ServerRow, tools: RawTool[]) =>
+      recordObservation(handle.db, {
+        alerts: policy,
+        server,
+        result: listed(tools),
+        trigger: 'poll',
+        startedAt: new Date(),
+      });
+    for (const server of fleet) await observe(server, memory);
+    const changed = relaxed(memory, 'delete_entities');
+    // Servers 0–4 change; the others do not; server 5 is observed twice in the same burst.
+    const burst = [...fleet.map((server, i) => [server, i < 5 ? changed : memory] as const)];
+    burst.push([fleet[5]!, memory]);
+    const recorded = await Promise.all(burst.map(([server, tools]) => observe(server, tools)));
+    expect(recorded.map((r) => r.change !== null)).toEqual(burst.map((_, i) => i < 5));
+    expect(new Set(recorded.map((r) => r.observation.id)).size).toBe(burst.length);
+    for (const [i, r] of recorded.entries()) {
+      expect(r.observation.serverId).toBe(burst[i]![0].id);
+      expect(r.observation.listingHash).toBe(r.listing!.hash);
+    }
+    const ids = fleet.map((server) => server.id);
+    const rows = await handle.db
+      .select()
+      .from(observations)
+      .where(inArray(observations.serverId, ids));
+    expect(rows).toHaveLength(fleet.length + burst.length);
+    const recordedChanges = await handle.db
+      .select()
+      .from(changes)
+      .where(inArray(changes.serverId, ids));
+    expect(recordedChanges.map((c) => c.serverId).sort()).toEqual(ids.slice(0, 5).sort());
+  });
+  it('records the others of a burst when one observation cannot be stored', async () => {
+    const fleet = [];
+    for (let i = 0; i < 6; i++) fleet.push(await newServer(`burst-${i}`));
+    const observe = (server: ServerRow, serverInfo = { name: 'memory-server', version: '1' }) =>
+      recordObservation(handle.db, {
+        alerts: policy,
+        server,
+        result: { ...listed(memory), serverInfo },
+        trigger: 'poll',
+        startedAt: new Date(),
+      });
+    for (const server of fleet) await observe(server);
+    // Postgres cannot store U+0000 in jsonb: that observation fails, alone.
+    const settled = await Promise.allSettled(
+      fleet.map((server, i) =>
+        i === 3 ? observe(server, { name: 'nul\u0000', version: '1' }) : observe(server),
+      ),
+    );
+    expect(settled.map((s) => s.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const rows = await handle.db
+      .select()
+      .from(observations)
+      .where(
+        inArray(
+          observations.serverId,
+          fleet.map((server) => server.id),
+        ),
+      );
+    expect(rows).toHaveLength(fleet.length * 2 - 1);
   });
 });

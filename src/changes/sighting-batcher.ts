@@ -1,0 +1,83 @@
+import type { Database } from '../db/client.js';
+import type { ObservationRow } from '../listings/listings-repo.js';
+import { insertUnchangedObservations, type UnchangedObservation } from './changes-repo.js';
+
+interface Waiting {
+  row: UnchangedObservation;
+  resolve: (written: ObservationRow | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Rows per statement at most: a statement's parameters stay far below Postgres's 65,535. */
+const MAX_ROWS = 200;
+
+/**
+ * Writes unchanged observations ("sightings") in batches, the way a database's group
+ * commit does: one on its own is written at once, and those that arrive while a statement
+ * is in flight go together in the next. Under load (a probe cycle of 1,000 servers, a
+ * burst of re-lists) that makes a few statements instead of one each, and on the embedded
+ * database, where every statement waits for the one before, a few waits instead of many.
+ */
+export class SightingBatcher {
+  private readonly db: Database;
+  private queue: Waiting[] = [];
+  private flushing = false;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  /** The observation written, or undefined when its server's chain ends elsewhere. */
+  submit(row: UnchangedObservation): Promise<ObservationRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.takeBatch();
+        try {
+          await this.write(batch);
+        } catch {
+          // One bad row (say, a server name Postgres cannot store) fails the statement:
+          // each is written on its own then, so that it fails alone, not its batch-mates.
+          for (const waiting of batch) {
+            await this.write([waiting]).catch((error: unknown) => waiting.reject(error));
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async write(batch: Waiting[]): Promise<void> {
+    const written = await insertUnchangedObservations(
+      this.db,
+      batch.map((waiting) => waiting.row),
+    );
+    const byServer = new Map(written.map((row) => [row.serverId, row]));
+    for (const waiting of batch) waiting.resolve(byServer.get(waiting.row.serverId));
+  }
+
+  /** Up to MAX_ROWS, one per server (rows are told apart by server); the rest wait. */
+  private takeBatch(): Waiting[] {
+    const batch: Waiting[] = [];
+    const rest: Waiting[] = [];
+    const servers = new Set<number>();
+    for (const waiting of this.queue) {
+      if (batch.length < MAX_ROWS && !servers.has(waiting.row.serverId)) {
+        servers.add(waiting.row.serverId);
+        batch.push(waiting);
+      } else {
+        rest.push(waiting);
+      }
+    }
+    this.queue = rest;
+    return batch;
+  }
+}
