@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import { dataException } from '../db/sql-errors.js';
 import type { ObservationRow } from '../listings/listings-repo.js';
 import { insertUnchangedObservations, type UnchangedObservation } from './changes-repo.js';
 
@@ -42,11 +43,16 @@ export class SightingBatcher {
         const batch = this.takeBatch();
         try {
           await this.write(batch);
-        } catch {
+        } catch (error) {
+          if (batch.length === 1 || !dataException(error)) {
+            // Unreachable database, or the only row: every caller hears it at once.
+            for (const waiting of batch) waiting.reject(error);
+            continue;
+          }
           // One bad row (say, a server name Postgres cannot store) fails the statement:
           // each is written on its own then, so that it fails alone, not its batch-mates.
           for (const waiting of batch) {
-            await this.write([waiting]).catch((error: unknown) => waiting.reject(error));
+            await this.write([waiting]).catch((rowError: unknown) => waiting.reject(rowError));
           }
         }
       }
