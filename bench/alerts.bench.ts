@@ -27,10 +27,10 @@ import type { DatabaseHandle } from '../src/db/client.js';
 import { alerts } from '../src/db/schema.js';
 import type { RawTool } from '../src/listings/canonical.js';
 import { createLogger } from '../src/log.js';
-import type { ProbeResult } from '../src/mcp/index.js';
 import { insertServer } from '../src/registry/servers-repo.js';
 import { openBench } from './throwaway-database.js';
 import { postgresReachable, type Backend } from './watch-monitor.js';
+import { listed, relaxed } from '../test/support/probe-results.js';
 
 const COUNT = Number(process.env.BENCH_ALERTS_COUNT ?? 1000);
 /** Changes per server: alerts spread over servers as a real backlog would be. */
@@ -41,32 +41,6 @@ const policy: AlertPolicy = {
   digestSeconds: 0,
 };
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
-
-/** Two listings that differ by which delete tool claims read-only: each switch is critical. */
-function relaxed(name: string): RawTool[] {
-  return memory.map((tool) =>
-    tool.name === name
-      ? { ...tool, annotations: { ...(tool['annotations'] as object), readOnlyHint: true } }
-      : tool,
-  );
-}
-
-function listed(tools: RawTool[]): ProbeResult {
-  return {
-    ok: true,
-    tools,
-    pages: 1,
-    bytes: 0,
-    durationMs: 1,
-    era: '2025',
-    protocolVersion: '2025-11-25',
-    serverInfo: { name: 'bench', version: '1' },
-    capabilities: { tools: { listChanged: true } },
-    instructions: null,
-    ttlMs: null,
-    cacheScope: null,
-  };
-}
 
 /** An SMTP server that accepts and discards: the bench measures the sender, not parsing. */
 async function sink(): Promise<{
@@ -97,7 +71,7 @@ async function sink(): Promise<{
 
 /** Queues COUNT critical alerts the way the service does: by recording changes. */
 async function queueAlerts(handle: DatabaseHandle): Promise<void> {
-  const listings = [relaxed('delete_entities'), relaxed('delete_observations')];
+  const listings = [relaxed(memory, 'delete_entities'), relaxed(memory, 'delete_observations')];
   const servers = Math.ceil(COUNT / CHANGES_PER_SERVER);
   let queued = 0;
   for (let index = 0; index < servers && queued < COUNT; index++) {

@@ -18,9 +18,9 @@ import { recordObservation } from '../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 import { observations, servers, type ServerRow } from '../src/db/schema.js';
 import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
-import type { ProbeResult } from '../src/mcp/index.js';
 import { openBench } from './throwaway-database.js';
 import { postgresReachable, type Backend } from './watch-monitor.js';
+import { listed } from '../test/support/probe-results.js';
 
 const COUNT = Number(process.env.BENCH_RECORD_COUNT ?? 1000);
 const ROUNDS = 3;
@@ -30,20 +30,7 @@ const tools: RawTool[] = JSON.parse(
   readFileSync('test/fixtures/listings/filesystem.json', 'utf8'),
 ) as RawTool[];
 
-const result: ProbeResult = {
-  ok: true,
-  tools,
-  pages: 1,
-  bytes: JSON.stringify(tools).length,
-  durationMs: 5,
-  era: '2025',
-  protocolVersion: '2025-11-25',
-  serverInfo: { name: 'bench', version: '1' },
-  capabilities: { tools: { listChanged: true } },
-  instructions: null,
-  ttlMs: null,
-  cacheScope: null,
-};
+const result = listed(tools, { durationMs: 5, serverInfo: { name: 'bench', version: '1' } });
 
 interface Timing {
   ms: number;

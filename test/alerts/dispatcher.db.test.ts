@@ -13,12 +13,12 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 import type { ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 import { createLogger } from '../../src/log.js';
-import type { ProbeResult } from '../../src/mcp/index.js';
 import { insertServer } from '../../src/registry/servers-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { closedLoopbackPort } from '../support/mcp-fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js';
 import { waitUntil } from '../support/wait.js';
+import { listed, withHints } from '../support/probe-results.js';
 
 /*
  * The outbox and its dispatcher against a real SMTP server on loopback: changes are
@@ -39,32 +39,6 @@ afterAll(async () => {
   await handle?.close();
   await database?.drop();
 });
-
-function listed(tools: RawTool[]): ProbeResult {
-  return {
-    ok: true,
-    tools,
-    pages: 1,
-    bytes: JSON.stringify(tools).length,
-    durationMs: 5,
-    era: '2025',
-    protocolVersion: '2025-11-25',
-    serverInfo: { name: 'memory-server', version: '0.6.3' },
-    capabilities: { tools: { listChanged: true } },
-    instructions: null,
-    ttlMs: null,
-    cacheScope: null,
-  };
-}
-
-/** The listing with `name`'s annotations replaced by `annotations` (merged). */
-function withHints(tools: RawTool[], name: string, hints: Record<string, unknown>): RawTool[] {
-  return tools.map((tool) =>
-    tool.name === name
-      ? { ...tool, annotations: { ...(tool['annotations'] as object), ...hints } }
-      : tool,
-  );
-}
 
 async function newServer(name: string, notify: string[] = []): Promise<ServerRow> {
   return insertServer(handle.db, {

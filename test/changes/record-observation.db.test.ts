@@ -14,8 +14,9 @@ import {
   type ServerRow,
 } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
-import type { ProbeResult } from '../../src/mcp/index.js';
+import type { ProbeSuccess } from '../../src/mcp/index.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
+import { listed, relaxed } from '../support/probe-results.js';
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
@@ -23,38 +24,23 @@ const policy: AlertPolicy = { minSeverity: 'medium', recipients: [], digestSecon
 
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
 
-/** What a successful probe returns; the recorder's input, built here instead of by a server. */
-function listed(tools: RawTool[]): ProbeResult {
-  return {
-    ok: true,
-    tools,
-    pages: 1,
-    bytes: JSON.stringify(tools).length,
-    durationMs: 12,
-    era: '2025',
-    protocolVersion: '2025-11-25',
-    serverInfo: { name: 'memory-server', version: '0.6.3' },
-    capabilities: { tools: { listChanged: true } },
-    instructions: null,
-    ttlMs: null,
-    cacheScope: null,
-  };
-}
-
-function relaxed(tools: RawTool[], name: string): RawTool[] {
-  return tools.map((tool) =>
-    tool.name === name
-      ? { ...tool, annotations: { ...(tool.annotations as object), readOnlyHint: true } }
-      : tool,
-  );
-}
-
 async function newServer(name: string): Promise<ServerRow> {
   const [row] = await handle.db
     .insert(servers)
     .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
     .returning();
   return row!;
+}
+
+/** One poll of `server` that listed `tools`, recorded as the service records it. */
+function observe(server: ServerRow, tools: RawTool[], probe: Partial<ProbeSuccess> = {}) {
+  return recordObservation(handle.db, {
+    alerts: policy,
+    server,
+    result: listed(tools, probe),
+    trigger: 'poll',
+    startedAt: new Date(),
+  });
 }
 
 beforeAll(async () => {
@@ -241,20 +227,13 @@ describe(`recording observations (${backend})`, () => {
       await handle.db.select().from(changes).where(eq(changes.serverId, server.id)),
     ).toHaveLength(1);
   });
+
   it('writes one observation per attempt, and records a change back to an earlier listing', async () => {
     const server = await newServer('back-and-forth');
-    const observe = (tools: RawTool[]) =>
-      recordObservation(handle.db, {
-        alerts: policy,
-        server,
-        result: listed(tools),
-        trigger: 'poll',
-        startedAt: new Date(),
-      });
     const before = relaxed(memory, 'delete_entities');
     const sequence = [memory, memory, before, before, memory, memory];
     const recorded = [];
-    for (const tools of sequence) recorded.push(await observe(tools));
+    for (const tools of sequence) recorded.push(await observe(server, tools));
     // Unchanged sightings, a change, unchanged, the change back (to a listing stored before).
     expect(recorded.map((r) => r.change !== null)).toEqual([
       false,
@@ -286,17 +265,10 @@ describe(`recording observations (${backend})`, () => {
       errorCode: null,
     });
   });
+
   it('records observations of many servers at once, changed or not, two of one server among them', async () => {
     const fleet = [];
     for (let i = 0; i < 20; i++) fleet.push(await newServer(`fleet-${i}`));
-    const observe = (server: ServerRow, tools: RawTool[]) =>
-      recordObservation(handle.db, {
-        alerts: policy,
-        server,
-        result: listed(tools),
-        trigger: 'poll',
-        startedAt: new Date(),
-      });
     for (const server of fleet) await observe(server, memory);
     const changed = relaxed(memory, 'delete_entities');
     // Servers 0–4 change; the others do not; server 5 is observed twice in the same burst.
@@ -321,22 +293,15 @@ describe(`recording observations (${backend})`, () => {
       .where(inArray(changes.serverId, ids));
     expect(recordedChanges.map((c) => c.serverId).sort()).toEqual(ids.slice(0, 5).sort());
   });
+
   it('records the others of a burst when one observation cannot be stored', async () => {
     const fleet = [];
     for (let i = 0; i < 6; i++) fleet.push(await newServer(`burst-${i}`));
-    const observe = (server: ServerRow, serverInfo = { name: 'memory-server', version: '1' }) =>
-      recordObservation(handle.db, {
-        alerts: policy,
-        server,
-        result: { ...listed(memory), serverInfo },
-        trigger: 'poll',
-        startedAt: new Date(),
-      });
-    for (const server of fleet) await observe(server);
+    for (const server of fleet) await observe(server, memory);
     // Postgres cannot store U+0000 in jsonb: that observation fails, alone.
     const settled = await Promise.allSettled(
       fleet.map((server, i) =>
-        i === 3 ? observe(server, { name: 'nul\u0000', version: '1' }) : observe(server),
+        observe(server, memory, i === 3 ? { serverInfo: { name: 'nul\u0000', version: '1' } } : {}),
       ),
     );
     expect(settled.map((s) => s.status)).toEqual([

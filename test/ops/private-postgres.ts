@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { closedLoopbackPort } from '../support/mcp-fixtures.js';
 
 /*
  * A throwaway PostgreSQL cluster of one test's own, on a free loopback port, so that the
@@ -44,17 +44,6 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export async function createPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = binDir();
   if (!bin) throw new Error(privatePostgresUnavailable());
@@ -71,7 +60,7 @@ export async function createPrivatePostgres(): Promise<PrivatePostgres> {
       ? run('runuser', ['-u', 'postgres', '--', path.join(bin, program), ...args])
       : run(path.join(bin, program), args);
 
-  const port = await freePort();
+  const port = await closedLoopbackPort();
   await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off`;
   const start = async () => {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
-import { REPO_ROOT } from './mcp-fixtures.js';
+import { closedLoopbackPort, REPO_ROOT } from './mcp-fixtures.js';
 
 /*
  * The published `@modelcontextprotocol/server-everything` over HTTP, as tests run a
@@ -28,17 +27,6 @@ const ENTRY = path.join(
 );
 /** What it prints on stderr once it listens, per mode. */
 const READY = /listening on port|running on port/i;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function spawnOnce(mode: EverythingHttpMode, port: number): Promise<EverythingServer> {
   const child = spawn(process.execPath, [ENTRY, mode], {
@@ -76,7 +64,7 @@ function spawnOnce(mode: EverythingHttpMode, port: number): Promise<EverythingSe
 export async function startEverythingServer(mode: EverythingHttpMode): Promise<EverythingServer> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await spawnOnce(mode, await freePort());
+      return await spawnOnce(mode, await closedLoopbackPort());
     } catch (error) {
       const busy = error instanceof Error && /EADDRINUSE|already in use/.test(error.message);
       if (!busy || attempt >= 5) throw error;

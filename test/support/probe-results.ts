@@ -1,0 +1,43 @@
+import type { RawTool } from '../../src/listings/canonical.js';
+import type { ProbeSuccess } from '../../src/mcp/index.js';
+
+/*
+ * What a successful probe returns, built here instead of by a server: the input of
+ * recordObservation in tests and benches that are about recording, not about listing.
+ */
+
+export function listed(tools: RawTool[], overrides: Partial<ProbeSuccess> = {}): ProbeSuccess {
+  return {
+    ok: true,
+    tools,
+    pages: 1,
+    bytes: JSON.stringify(tools).length,
+    durationMs: 12,
+    era: '2025',
+    protocolVersion: '2025-11-25',
+    serverInfo: { name: 'memory-server', version: '0.6.3' },
+    capabilities: { tools: { listChanged: true } },
+    instructions: null,
+    ttlMs: null,
+    cacheScope: null,
+    ...overrides,
+  };
+}
+
+/** The listing with `hints` merged into the annotations of the tool called `name`. */
+export function withHints(
+  tools: RawTool[],
+  name: string,
+  hints: Record<string, unknown>,
+): RawTool[] {
+  return tools.map((tool) =>
+    tool.name === name
+      ? { ...tool, annotations: { ...(tool['annotations'] as object), ...hints } }
+      : tool,
+  );
+}
+
+/** The listing with the tool called `name` re-declared read-only. */
+export function relaxed(tools: RawTool[], name: string): RawTool[] {
+  return withHints(tools, name, { readOnlyHint: true });
+}
