@@ -2,7 +2,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log.js';
-import type { MailSender } from './mail-sender.js';
+import { mailOptionsOf, type MailSender } from './mail-sender.js';
 
 /**
  * The embedded default when no SMTP_URL is set: each alert becomes an RFC 5322 file in
@@ -16,14 +16,7 @@ export function createEmlSender(directory: string, logger: Logger): MailSender {
     destination: directory,
     async send(message) {
       const info = await composer.sendMail({
-        messageId: message.messageId,
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        date: message.date,
-        headers: message.headers,
+        ...mailOptionsOf(message),
         // A message without recipients is still written: it is read from the directory.
         envelope: { from: message.from, to: message.to.length > 0 ? message.to : [message.from] },
       });

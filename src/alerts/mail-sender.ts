@@ -13,6 +13,12 @@ export interface MailMessage {
   headers: Record<string, string>;
 }
 
+/** The message as nodemailer takes it: every field but the outbox row's id. */
+export function mailOptionsOf(message: MailMessage): Omit<MailMessage, 'alertId'> {
+  const { alertId: _alertId, ...options } = message;
+  return options;
+}
+
 /** Where alerts go: an SMTP server, or .eml files in the outbox directory. */
 export interface MailSender {
   /** For logs: where messages go, without credentials. */

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { SendFailure, type MailSender } from './mail-sender.js';
+import { mailOptionsOf, SendFailure, type MailSender } from './mail-sender.js';
 
 /** Connections the pool keeps open to the SMTP server; messages queue for them. */
 const MAX_CONNECTIONS = 5;
@@ -38,16 +38,7 @@ export function createSmtpSender(smtpUrl: string): MailSender {
         );
       }
       try {
-        await transport.sendMail({
-          messageId: message.messageId,
-          from: message.from,
-          to: message.to,
-          subject: message.subject,
-          text: message.text,
-          html: message.html,
-          date: message.date,
-          headers: message.headers,
-        });
+        await transport.sendMail(mailOptionsOf(message));
       } catch (error) {
         throw smtpFailure(error);
       }
