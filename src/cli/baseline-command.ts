@@ -2,7 +2,7 @@ import { DriftError } from '../errors.js';
 import {
   getBaseline,
   loadListingTools,
-  okObservation,
+  latestOkObservation,
   resolveListingHash,
   setBaseline,
 } from '../listings/listings-repo.js';
@@ -84,7 +84,7 @@ async function approve(ctx: CommandContext, argv: string[]): Promise<void> {
     if (values.listing !== undefined) {
       hash = await resolveListingHash(db, server.id, values.listing);
     } else {
-      const latest = await okObservation(db, server.id, 'latest');
+      const latest = await latestOkObservation(db, server.id);
       if (!latest) {
         throw new DriftError(
           'NOT_FOUND',

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, max, min } from 'drizzle-orm';
+import { and, desc, eq, inArray, max, min } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { baselines, listings, observations } from '../db/schema.js';
 import { DriftError } from '../errors.js';
@@ -73,20 +73,16 @@ export async function insertObservation(
   return inserted!;
 }
 
-/**
- * The server's first successful observation (its listing before any change) or its
- * latest one.
- */
-export async function okObservation(
+/** The server's latest successful observation. */
+export async function latestOkObservation(
   db: Database,
   serverId: number,
-  which: 'first' | 'latest',
 ): Promise<ObservationRow | undefined> {
   const [row] = await db
     .select()
     .from(observations)
     .where(and(eq(observations.serverId, serverId), eq(observations.outcome, 'ok')))
-    .orderBy(which === 'first' ? asc(observations.id) : desc(observations.id))
+    .orderBy(desc(observations.id))
     .limit(1);
   return row;
 }
