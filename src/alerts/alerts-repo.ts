@@ -24,7 +24,8 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 const deliveryExists = (status?: DeliveryRow['status']) =>
   status === undefined
     ? sql`exists (select 1 from ${deliveries} where ${deliveries.alertId} = ${alerts.id})`
-    : sql`exists (select 1 from ${deliveries} where ${deliveries.alertId} = ${alerts.id} and ${deliveries.status} = ${status})`;
+    : // A literal, not a parameter: the expression must read the same in GROUP BY.
+      sql`exists (select 1 from ${deliveries} where ${deliveries.alertId} = ${alerts.id} and ${deliveries.status} = ${sql.raw(`'${status}'`)})`;
 
 /** The one definition of an alert's status, for listing, filtering and metrics alike. */
 export const alertStatus = sql<AlertStatus>`case
