@@ -121,7 +121,7 @@ describe('renderWebhook', () => {
       alertId: 7,
       changes: [change],
       delivery: 'key-1',
-    }) as Record<string, any>;
+    }) as { changes: { findings: unknown[] }[] };
     expect(document).toMatchObject({
       type: 'mcp-drift.alert',
       version: 1,
@@ -131,7 +131,7 @@ describe('renderWebhook', () => {
       severity: 'critical',
       commands: { show: ['mcp-drift change show 12'], ack: 'mcp-drift alerts ack 7' },
     });
-    expect(document.changes[0].findings).toEqual(
+    expect(document.changes[0]!.findings).toEqual(
       change.findings.map((row) => expect.objectContaining({ kind: row.kind, record: row.record })),
     );
   });
