@@ -25,7 +25,10 @@ export function createEmlSender(directory: string, logger: Logger): MailSender {
         .replace(/\.\d+Z$/, 'Z');
       const file = path.join(
         directory,
-        `${stamp}-alert-${message.alertId}-${message.deliveryId}.eml`,
+        // `alerts test` messages belong to no alert (id 0).
+        message.alertId === 0
+          ? `${stamp}-test-${message.messageId.replace(/[^A-Za-z0-9-]/g, '')}.eml`
+          : `${stamp}-alert-${message.alertId}-${message.deliveryId}.eml`,
       );
       const partial = `${file}.partial`;
       await writeFile(partial, info.message as Buffer);

@@ -1,6 +1,6 @@
 /** One rendered alert email to one recipient, ready for a mail transport. */
 export interface MailMessage {
-  /** The alert and the delivery the message is sent as; they name its .eml file. */
+  /** The alert and the delivery the message is sent as (0 for a test); they name its .eml file. */
   alertId: number;
   deliveryId: number;
   messageId: string;
