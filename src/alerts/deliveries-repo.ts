@@ -57,18 +57,20 @@ export async function digestMembers(db: Database, headIds: number[]): Promise<De
     .orderBy(asc(deliveries.id));
 }
 
-/** A delivery and the members of its digest: the rows one message stands for. */
-const messageRows = (headId: number) =>
+/** Deliveries and the members of their digests: the rows their messages stand for. */
+const messageRows = (headIds: number[]) =>
   and(
-    or(eq(deliveries.id, headId), eq(deliveries.digestOf, headId)),
+    or(inArray(deliveries.id, headIds), inArray(deliveries.digestOf, headIds)),
     eq(deliveries.status, 'pending'),
   );
 
-export async function markDelivered(db: Database, headId: number): Promise<void> {
+/** Several messages at once: the dispatcher batches its outcomes (DeliveredBatcher). */
+export async function markDelivered(db: Database, headIds: number[]): Promise<void> {
+  if (headIds.length === 0) return;
   await db
     .update(deliveries)
     .set({ status: 'delivered', deliveredAt: sql`now()`, lastError: null })
-    .where(messageRows(headId));
+    .where(messageRows(headIds));
 }
 
 export async function markRetry(
@@ -90,7 +92,7 @@ export async function markFailed(db: Database, headId: number, error: string): P
   await db
     .update(deliveries)
     .set({ status: 'failed', lastError: error })
-    .where(messageRows(headId));
+    .where(messageRows([headId]));
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import type { Channel } from './channel.js';
 import { maskAlertUrl } from './alert-url.js';
-import { claimDueDeliveries, markDelivered, markFailed, markRetry } from './deliveries-repo.js';
+import { claimDueDeliveries, markFailed, markRetry } from './deliveries-repo.js';
+import { DeliveredBatcher } from './delivered-batcher.js';
 import { asDeliveryFailure } from './delivery-failure.js';
 import { loadDeliveryMessages, type DeliveryMessage } from './load-delivery-messages.js';
 
@@ -49,6 +50,7 @@ export function shownDestination(channel: Channel['name'], destination: string):
 export class ChannelDispatcher {
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
+  private readonly delivered: DeliveredBatcher;
 
   constructor(
     private readonly deps: {
@@ -57,7 +59,9 @@ export class ChannelDispatcher {
       logger: Logger;
       options: DispatcherOptions;
     },
-  ) {}
+  ) {
+    this.delivered = new DeliveredBatcher(deps.db);
+  }
 
   get channel(): Channel {
     return this.deps.channel;
@@ -165,7 +169,7 @@ export class ChannelDispatcher {
     // send. If it is lost, the claim runs out and the message goes out again with the
     // same key (Message-ID, X-Mcp-Drift-Delivery), which receivers can recognise.
     if (!failure) {
-      await markDelivered(db, head.id);
+      await this.delivered.submit(head.id);
       log.info({ severity: message.severity, attempt: head.attempts }, 'alert delivered');
       return;
     }
