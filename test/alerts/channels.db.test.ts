@@ -378,6 +378,19 @@ describe(`alert channels (${backend})`, () => {
     }
     const alert = await alertOf(queued.alert.id);
     expect(alert.status).toBe('failed');
+    const [listed] = (await alertListing(handle.db, { limit: 100 })).filter(
+      (row) => row.id === alert.id,
+    );
+    expect(
+      listed!.deliveries
+        .filter((row) => row.channel === 'email')
+        .map((row) => [row.destination, row.status])
+        .sort(),
+    ).toEqual([
+      ['full@example.org', 'delivered'],
+      ['gone@example.org', 'failed'],
+      ['ok@example.org', 'delivered'],
+    ]);
     const received = smtp.received.filter((entry) =>
       alert.deliveries.some((row) => entry.mail.messageId === messageIdOf(row.key)),
     );
@@ -385,6 +398,50 @@ describe(`alert channels (${backend})`, () => {
       'full@example.org',
       'ok@example.org',
     ]);
+  });
+
+  it('sends a digest per channel: two changes in the window make one message on each', async () => {
+    const config = configFor('digest', { DIGEST_SECONDS: '2' });
+    const server = await newServer('digest');
+    const observe = (tools: RawTool[]) =>
+      recordObservation(handle.db, {
+        server,
+        result: listed(tools),
+        trigger: 'poll',
+        startedAt: new Date(),
+        delivery: { listChangedAdvertised: true, notificationSeen: false },
+        alerts: alertPolicyOf(config),
+      });
+    await observe(memory);
+    const first = await observe(withHints(memory, 'delete_entities', { readOnlyHint: true }));
+    const second = await observe(
+      withHints(withHints(memory, 'delete_entities', { readOnlyHint: true }), 'delete_relations', {
+        readOnlyHint: true,
+      }),
+    );
+    const ids = [first.change!.alert!.alert.id, second.change!.alert!.alert.id];
+    const mailsBefore = smtp.received.length;
+    const dispatcher = run(config);
+    try {
+      await waitUntil('both alerts', async () =>
+        (await Promise.all(ids.map(alertOf))).every((alert) => alert.status === 'sent'),
+      );
+    } finally {
+      await dispatcher.stop();
+    }
+    const changeIds = [first.change!.row.id, second.change!.row.id];
+    const [slack, ...moreSlack] = requestsTo(receiver, '/slack/digest');
+    expect(moreSlack).toEqual([]);
+    expect(blockKitProblems(JSON.parse(slack!.body))).toEqual([]);
+    for (const id of changeIds) expect(slack!.body).toContain(`mcp-drift change show ${id}`);
+    const [hook, ...moreHooks] = requestsTo(receiver, '/hook/digest');
+    expect(moreHooks).toEqual([]);
+    expect(JSON.parse(hook!.body).changes.map((change: { id: number }) => change.id)).toEqual(
+      changeIds,
+    );
+    const mails = smtp.received.slice(mailsBefore);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.mail.subject).toMatch(/^\[mcp-drift\] CRITICAL digest: 2 changes/);
   });
 
   it('gives each channel its own minimum severity', async () => {
