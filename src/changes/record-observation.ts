@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { decideAlert, type AlertPolicy } from '../alerts/alert-policy.js';
-import { enqueueAlert, type AlertRow } from '../alerts/alerts-repo.js';
+import { enqueueAlert, type QueuedAlert } from '../alerts/alerts-repo.js';
 import type { Database } from '../db/client.js';
 import { servers, type ServerRow } from '../db/schema.js';
 import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
@@ -44,7 +44,7 @@ export interface RecordedObservation {
   /** The server's listing before this observation (its previous successful one). */
   previousHash: string | null;
   /** Set when the listing differs from the previous one; `alert` when it is alerted. */
-  change: { row: ChangeRow; diff: DiffResult; alert: AlertRow | null } | null;
+  change: { row: ChangeRow; diff: DiffResult; alert: QueuedAlert | null } | null;
 }
 
 /** One batcher per database handle: the observations recorded through it share statements. */

@@ -1,22 +1,25 @@
-import {
-  ALERT_STATUSES,
-  acknowledgeAlert,
-  listAlerts,
-  type AlertStatus,
-} from '../alerts/alerts-repo.js';
+import { alertListing } from '../alerts/alert-listing.js';
+import { CHANNELS, type ChannelName } from '../alerts/alert-policy.js';
+import { ALERT_STATUSES, acknowledgeAlert, type AlertStatus } from '../alerts/alerts-repo.js';
+import { retryAlert } from '../alerts/retry-alert.js';
+import { testChannels } from '../alerts/test-channels.js';
 import { DriftError } from '../errors.js';
 import { expectPositionals, parseCommandArgs, positiveInteger } from './args.js';
 import type { CommandContext } from './context.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-/** `mcp-drift alerts list [--status S]` and `mcp-drift alerts ack ID`. */
+const SUBCOMMANDS = `list [--status ${ALERT_STATUSES.join('|')}], ack ID, retry ID or test [--channel ${CHANNELS.join('|')}]`;
+
+/** `mcp-drift alerts list|ack|retry|test`: the use cases live in src/alerts/. */
 export async function alertsCommand(ctx: CommandContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'list') return list(ctx, rest);
   if (sub === 'ack') return ack(ctx, rest);
+  if (sub === 'retry') return retry(ctx, rest);
+  if (sub === 'test') return test(ctx, rest);
   throw new DriftError(
     'USAGE',
-    `alerts: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}; use list [--status ${ALERT_STATUSES.join('|')}] or ack ID`,
+    `alerts: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}; use ${SUBCOMMANDS}`,
   );
 }
 
@@ -35,44 +38,63 @@ async function list(ctx: CommandContext, argv: string[]): Promise<void> {
     );
   }
   const limit = values.limit === undefined ? 50 : positiveInteger('--limit', values.limit);
-  const rows = await ctx.withDatabase((db) =>
-    listAlerts(db, { status: status as AlertStatus | undefined, limit }),
+  const view = await ctx.withDatabase((db) =>
+    alertListing(db, { status: status as AlertStatus | undefined, limit }),
   );
-  const view = rows.map((row) => ({
-    id: row.id,
-    server: row.server,
-    changeId: row.changeId,
-    severity: row.severity,
-    status: row.status,
-    recipients: row.recipients,
-    digestOf: row.digestOf,
-    attempts: row.attempts,
-    lastError: row.lastError,
-    createdAt: row.createdAt.toISOString(),
-    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
-    sentAt: row.sentAt?.toISOString() ?? null,
-    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
-    messageId: row.messageId,
-  }));
   if (values.json) return printJson({ alerts: view });
   if (view.length === 0) {
     return printLine(status ? `no ${status} alerts` : 'no alerts');
   }
+  // One line per delivery; the alert's own columns on its first line only.
+  const rows = view.flatMap((alert) => {
+    const head = [
+      String(alert.id),
+      alert.server,
+      String(alert.changeId),
+      alert.severity,
+      alert.status,
+    ];
+    if (alert.deliveries.length === 0) {
+      return [
+        [
+          ...head,
+          '-',
+          '-',
+          '-',
+          '0',
+          alert.createdAt,
+          'nobody to tell: see `mcp-drift alerts retry`',
+        ],
+      ];
+    }
+    return alert.deliveries.map((delivery, index) => [
+      ...(index === 0 ? head : head.map(() => '')),
+      delivery.channel,
+      delivery.destination,
+      delivery.status,
+      String(delivery.attempts),
+      delivery.deliveredAt ?? delivery.nextAttemptAt ?? alert.createdAt,
+      delivery.digestOf !== null && delivery.digestOf !== alert.id
+        ? `in the digest of alert ${delivery.digestOf}`
+        : (delivery.lastError ?? ''),
+    ]);
+  });
   printLine(
     formatTable(
-      ['ID', 'SERVER', 'CHANGE', 'SEVERITY', 'STATUS', 'TRIES', 'WHEN', 'NOTE'],
-      view.map((row) => [
-        String(row.id),
-        row.server,
-        String(row.changeId),
-        row.severity,
-        row.status,
-        String(row.attempts),
-        row.sentAt ?? row.nextAttemptAt ?? row.createdAt,
-        row.digestOf !== null
-          ? `in the digest of alert ${row.digestOf}`
-          : (row.lastError ?? (row.recipients.length === 0 ? 'no recipients' : '')),
-      ]),
+      [
+        'ID',
+        'SERVER',
+        'CHANGE',
+        'SEVERITY',
+        'STATUS',
+        'CHANNEL',
+        'TO',
+        'DELIVERY',
+        'TRIES',
+        'WHEN',
+        'NOTE',
+      ],
+      rows,
     ),
   );
 }
@@ -91,4 +113,58 @@ async function ack(ctx: CommandContext, argv: string[]): Promise<void> {
       ? `alert ${id} was already acknowledged`
       : `acknowledged alert${ids.length > 1 ? 's' : ''} ${ids.join(', ')}`,
   );
+}
+
+async function retry(ctx: CommandContext, argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs('alerts retry', argv, {
+    json: { type: 'boolean' },
+  });
+  const [idText] = expectPositionals('alerts retry', positionals, ['ID']);
+  const id = positiveInteger('ID', idText!);
+  const result = await ctx.withDatabase((db) => retryAlert(db, ctx.config, id));
+  const queued = result.queued.map((row) => ({ id: row.id, channel: row.channel }));
+  if (values.json) return printJson({ alert: id, queued });
+  printLine(
+    queued.length === 0
+      ? `alert ${id} has no failed delivery to retry`
+      : `queued ${queued.length} deliver${queued.length === 1 ? 'y' : 'ies'} of alert ${id} (${queued.map((row) => row.channel).join(', ')}); a running \`mcp-drift serve\` sends them`,
+  );
+}
+
+async function test(ctx: CommandContext, argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs('alerts test', argv, {
+    channel: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  expectPositionals('alerts test', positionals, []);
+  const channel = values.channel;
+  if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
+    throw new DriftError(
+      'USAGE',
+      `invalid --channel "${channel}": use one of ${CHANNELS.join(', ')}`,
+    );
+  }
+  const results = await testChannels(ctx.config, ctx.logger, {
+    channel: channel as ChannelName | undefined,
+  });
+  if (values.json) printJson({ results });
+  else {
+    printLine(
+      formatTable(
+        ['CHANNEL', 'TO', 'RESULT'],
+        results.map((row) => [
+          row.channel,
+          row.destination,
+          row.ok ? 'ok' : `failed: ${row.error}`,
+        ]),
+      ),
+    );
+  }
+  const failed = results.filter((row) => !row.ok);
+  if (failed.length > 0) {
+    throw new DriftError(
+      'REMOTE_UNREACHABLE',
+      `${failed.length} of ${results.length} test messages failed (${failed.map((row) => row.channel).join(', ')})`,
+    );
+  }
 }

@@ -52,7 +52,8 @@ mcp-drift history NAME [--limit N]       observations, newest first, with their 
 mcp-drift changes [--server NAME] [--limit N] | change show ID
                                          recorded changes; one change with its findings'
                                          full interpretation records
-mcp-drift alerts list [--status pending|sent|failed|acknowledged] | alerts ack ID
+mcp-drift alerts list [--status pending|sent|failed|undeliverable|acknowledged] | alerts ack ID
+mcp-drift alerts retry ID | alerts test [--channel email|slack|webhook]
 mcp-drift baseline show NAME | baseline approve NAME [--listing HASH]
 
 Every listing command takes --json. --verbose prints stack traces of unexpected errors.

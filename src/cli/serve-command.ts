@@ -1,5 +1,9 @@
 import { once } from 'node:events';
 import { createDispatcher } from '../alerts/create-dispatcher.js';
+import {
+  alertDestinationProblems,
+  warnWhenAlertsReachNobody,
+} from '../alerts/destination-check.js';
 import { setLogger as setCronLogger } from 'node-cron';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
@@ -38,6 +42,7 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
       config: ctx.config,
       logger: ctx.logger,
       workerId: supervisor.worker.id,
+      warnings: () => alertDestinationProblems(handle.db, ctx.config),
     });
     const dispatcher = createDispatcher(handle.db, ctx.config, ctx.logger);
     const registered = await listServers(handle.db);
@@ -54,6 +59,7 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
       },
       'mcp-drift serving',
     );
+    await warnWhenAlertsReachNobody(handle.db, ctx.config, ctx.logger);
     supervisor.start();
     dispatcher.start();
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');

@@ -1,7 +1,9 @@
+import { maskAlertUrl } from '../alerts/alert-url.js';
 import type { ServerRow } from '../db/schema.js';
 import { DriftError } from '../errors.js';
 import { maskValue, maskValues } from '../registry/redact.js';
 import {
+  checkAlertUrl,
   checkEmails,
   checkName,
   checkSchedule,
@@ -36,12 +38,19 @@ const registrationFlags = {
   trust: { type: 'string' },
   schedule: { type: 'string' },
   notify: { type: 'string', multiple: true },
+  slack: { type: 'string' },
+  webhook: { type: 'string' },
   hold: { type: 'boolean' },
   'alert-min-severity': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
-const editFlags = { ...registrationFlags, 'no-hold': { type: 'boolean' } } as const;
+const editFlags = {
+  ...registrationFlags,
+  'no-hold': { type: 'boolean' },
+  'no-slack': { type: 'boolean' },
+  'no-webhook': { type: 'boolean' },
+} as const;
 const jsonFlag = { json: { type: 'boolean' } } as const;
 
 type RegistrationValues = {
@@ -54,6 +63,10 @@ type RegistrationValues = {
   trust?: string;
   schedule?: string;
   notify?: string[];
+  slack?: string;
+  webhook?: string;
+  'no-slack'?: boolean;
+  'no-webhook'?: boolean;
   hold?: boolean;
   'no-hold'?: boolean;
   'alert-min-severity'?: string;
@@ -61,11 +74,12 @@ type RegistrationValues = {
 
 export const serverUsage = `mcp-drift server add NAME (--stdio -- CMD [ARGS…] | --url URL [--transport http|sse])
                  [--header K=V]… [--env K=V]… [--cwd DIR] [--trust LEVEL]
-                 [--schedule CRON] [--notify EMAIL]… [--hold]
-                 [--alert-min-severity LEVEL] [--json]
+                 [--schedule CRON] [--notify EMAIL]… [--slack URL] [--webhook URL]
+                 [--hold] [--alert-min-severity LEVEL] [--json]
 mcp-drift server list [--json]
 mcp-drift server show|remove|enable|disable NAME [--json]
-mcp-drift server edit NAME [the flags of add] [--no-hold] [--schedule default]
+mcp-drift server edit NAME [the flags of add] [--no-hold] [--no-slack] [--no-webhook]
+                 [--schedule default]
                  [--alert-min-severity default] [--json]`;
 
 export async function serverCommand(ctx: CommandContext, argv: string[]): Promise<void> {
@@ -125,6 +139,8 @@ function buildSpec(
         trust: 'untrusted',
         schedule: null,
         notify: [],
+        slackUrl: null,
+        webhookUrl: null,
         hold: false,
         alertMinSeverity: null,
       };
@@ -163,6 +179,10 @@ function buildSpec(
     spec.schedule = values.schedule === 'default' ? null : checkSchedule(values.schedule);
   }
   if (values.notify) spec.notify = checkEmails(values.notify);
+  if (values.slack !== undefined) spec.slackUrl = checkAlertUrl('--slack', values.slack);
+  if (values.webhook !== undefined) spec.webhookUrl = checkAlertUrl('--webhook', values.webhook);
+  if (values['no-slack']) spec.slackUrl = null;
+  if (values['no-webhook']) spec.webhookUrl = null;
   if (values.hold) spec.hold = true;
   if (values['no-hold']) spec.hold = false;
   const minSeverity = values['alert-min-severity'];
@@ -268,6 +288,8 @@ export function serverView(row: ServerRow, ctx: Pick<CommandContext, 'config'>) 
     schedule: row.schedule,
     effectiveSchedule: row.schedule ?? ctx.config.DEFAULT_SCHEDULE,
     notify: row.notify,
+    slack: row.slackUrl === null ? null : maskAlertUrl(row.slackUrl),
+    webhook: row.webhookUrl === null ? null : maskAlertUrl(row.webhookUrl),
     alertMinSeverity: row.alertMinSeverity,
     hold: row.hold,
     held: row.transport !== 'stdio' || row.hold,
@@ -315,6 +337,8 @@ function report(
     ['schedule', view.schedule ?? `default (${view.effectiveSchedule})`],
     ['held session', view.held ? 'yes' : 'no (probed on schedule)'],
     ['notify', view.notify.join(', ') || '-'],
+    ['slack', view.slack ?? '-'],
+    ['webhook', view.webhook ?? '-'],
     ['alerts from', view.alertMinSeverity ?? `default (${ctx.config.ALERT_MIN_SEVERITY})`],
     ['enabled', view.enabled ? 'yes' : 'no'],
     ['protocol era', view.protocolEra ?? 'not yet connected'],

@@ -17,18 +17,21 @@ const MIGRATION_LOCK = 7_274_311;
  * the second wait for the first instead of failing on half-created tables. It runs on a
  * connection of its own because advisory locks belong to a session.
  */
-export async function migratePostgres(url: string): Promise<void> {
+export async function migratePostgres(url: string, folder = migrationsFolder): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migrateWithPostgres(drizzlePostgres(sql), { migrationsFolder });
+    await migrateWithPostgres(drizzlePostgres(sql), { migrationsFolder: folder });
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`;
   } finally {
     await sql.end({ timeout: 5 });
   }
 }
 
-/** PGlite has one session and one process (the home lock), so no lock is needed. */
-export async function migratePglite(pglite: PGlite): Promise<void> {
-  await migrateWithPglite(drizzlePglite(pglite), { migrationsFolder });
+/**
+ * PGlite has one session and one process (the home lock), so no lock is needed. `folder`
+ * is for tests that build a database as an earlier release left it.
+ */
+export async function migratePglite(pglite: PGlite, folder = migrationsFolder): Promise<void> {
+  await migrateWithPglite(drizzlePglite(pglite), { migrationsFolder: folder });
 }

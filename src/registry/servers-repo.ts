@@ -101,6 +101,8 @@ export function specOf(row: ServerRow): ServerSpec {
     trust: row.trust,
     schedule: row.schedule,
     notify: row.notify,
+    slackUrl: row.slackUrl,
+    webhookUrl: row.webhookUrl,
     hold: row.hold,
     alertMinSeverity: row.alertMinSeverity,
   };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordObservation } from '../../src/changes/record-observation.js';
-import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
+import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
   baselines,
@@ -20,7 +20,7 @@ import { listed, relaxed } from '../support/probe-results.js';
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
-const policy: AlertPolicy = { minSeverity: 'medium', recipients: [], digestSeconds: 0 };
+const policy = emailOnlyPolicy([]);
 
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
 
