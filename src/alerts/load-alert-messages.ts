@@ -1,8 +1,13 @@
-import { asc, inArray } from 'drizzle-orm';
-import type { ChangeRow, FindingRow } from '../changes/changes-repo.js';
+import {
+  changesWithIds,
+  findingsOfChanges,
+  type ChangeRow,
+  type FindingRow,
+} from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
-import { changes, findings, servers, type ServerRow } from '../db/schema.js';
+import type { ServerRow } from '../db/schema.js';
 import { compareSeverity, type Severity } from '../diff/index.js';
+import { serversWithIds } from '../registry/servers-repo.js';
 import { digestMembers, type AlertRow } from './alerts-repo.js';
 
 /** Everything one message is rendered from: its first alert, the digest's others, their changes. */
@@ -32,16 +37,12 @@ export async function loadAlertMessages(
   const all = [...heads, ...members];
   const changeIds = all.map((alert) => alert.changeId);
   const [changeRows, findingRows, serverRows] = await Promise.all([
-    db.select().from(changes).where(inArray(changes.id, changeIds)),
-    db
-      .select()
-      .from(findings)
-      .where(inArray(findings.changeId, changeIds))
-      .orderBy(asc(findings.id)),
-    db
-      .select()
-      .from(servers)
-      .where(inArray(servers.id, [...new Set(heads.map((head) => head.serverId))])),
+    changesWithIds(db, changeIds),
+    findingsOfChanges(db, changeIds),
+    serversWithIds(
+      db,
+      heads.map((head) => head.serverId),
+    ),
   ]);
   const changeById = new Map(changeRows.map((row) => [row.id, row]));
   const serverById = new Map(serverRows.map((row) => [row.id, row]));
