@@ -1,67 +1,25 @@
-import {
-  ALERT_STATUSES,
-  acknowledgeAlert,
-  listAlerts,
-  type AlertStatus,
-} from '../alerts/alerts-repo.js';
-import { DriftError } from '../errors.js';
-import { expectPositionals, parseCommandArgs, positiveInteger } from './args.js';
-import type { CommandContext } from './context.js';
+import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
+import { Problems } from '../problems.js';
+import type { CommandRun } from './command-run.js';
+import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-/** `mcp-drift alerts list [--status S]` and `mcp-drift alerts ack ID`. */
-export async function alertsCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'list') return list(ctx, rest);
-  if (sub === 'ack') return ack(ctx, rest);
-  throw new DriftError(
-    'USAGE',
-    `alerts: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}; use list [--status ${ALERT_STATUSES.join('|')}] or ack ID`,
-  );
-}
-
-async function list(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts list', argv, {
-    status: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  expectPositionals('alerts list', positionals, []);
-  const status = values.status;
-  if (status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(status)) {
-    throw new DriftError(
-      'USAGE',
-      `invalid --status "${status}": use one of ${ALERT_STATUSES.join(', ')}`,
-    );
-  }
-  const limit = values.limit === undefined ? 50 : positiveInteger('--limit', values.limit);
-  const rows = await ctx.withDatabase((db) =>
-    listAlerts(db, { status: status as AlertStatus | undefined, limit }),
-  );
-  const view = rows.map((row) => ({
-    id: row.id,
-    server: row.server,
-    changeId: row.changeId,
-    severity: row.severity,
-    status: row.status,
-    recipients: row.recipients,
-    digestOf: row.digestOf,
-    attempts: row.attempts,
-    lastError: row.lastError,
-    createdAt: row.createdAt.toISOString(),
-    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
-    sentAt: row.sentAt?.toISOString() ?? null,
-    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
-    messageId: row.messageId,
-  }));
-  if (values.json) return printJson({ alerts: view });
-  if (view.length === 0) {
-    return printLine(status ? `no ${status} alerts` : 'no alerts');
-  }
+/** `mcp-drift alerts list [--status S]`: the outbox, newest first. */
+export async function alertsListCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { status?: string; limit?: string; json?: boolean };
+  const problems = new Problems();
+  const status =
+    opts.status === undefined ? undefined : problems.check(() => checkAlertStatus(opts.status!));
+  const limit = limitFlag(problems, opts.limit);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const view = await ctx.withDatabase((db) => listAlertViews(db, { status, limit }));
+  if (opts.json) return printJson(view);
+  if (view.alerts.length === 0) return printLine(status ? `no ${status} alerts` : 'no alerts');
   printLine(
     formatTable(
       ['ID', 'SERVER', 'CHANGE', 'SEVERITY', 'STATUS', 'TRIES', 'WHEN', 'NOTE'],
-      view.map((row) => [
+      view.alerts.map((row) => [
         String(row.id),
         row.server,
         String(row.changeId),
@@ -77,18 +35,17 @@ async function list(ctx: CommandContext, argv: string[]): Promise<void> {
   );
 }
 
-async function ack(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts ack', argv, {
-    json: { type: 'boolean' },
-  });
-  const [idText] = expectPositionals('alerts ack', positionals, ['ID']);
-  const id = positiveInteger('ID', idText!);
-  const acknowledged = await ctx.withDatabase((db) => acknowledgeAlert(db, id));
-  const ids = acknowledged.map((row) => row.id);
-  if (values.json) return printJson({ acknowledged: ids });
+/** `mcp-drift alerts ack ID`. */
+export async function alertsAckCommand(run: CommandRun): Promise<void> {
+  const problems = new Problems();
+  const id = positiveInteger(problems, 'ID', run.args[0]!);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const { acknowledged } = await ctx.withDatabase((db) => acknowledge(db, id));
+  if (run.opts.json) return printJson({ acknowledged });
   printLine(
-    ids.length === 0
+    acknowledged.length === 0
       ? `alert ${id} was already acknowledged`
-      : `acknowledged alert${ids.length > 1 ? 's' : ''} ${ids.join(', ')}`,
+      : `acknowledged alert${acknowledged.length > 1 ? 's' : ''} ${acknowledged.join(', ')}`,
   );
 }

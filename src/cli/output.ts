@@ -9,6 +9,11 @@ export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
+/** A listing hash as a person reads it; `--json` carries it whole. */
+export function short(hash: string): string {
+  return hash.slice(0, 12);
+}
+
 /** A left-aligned table with a header row; cells are sanitized. */
 export function formatTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows].map((row) => row.map(sanitizeForTerminal));

@@ -160,12 +160,12 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
     [
       ['server', 'add', 'x', '--url', 'http://x.test', '--frobnicate'],
       2,
-      /Unknown option '--frobnicate'/,
+      /^mcp-drift: server add: unknown option '--frobnicate'/,
     ],
     [['server', 'add', 'x', '--url', 'http://x.test', '--stdio', '--', 'node'], 2, /not both/],
     [['server', 'remove', 'ghost'], 3, /no server named "ghost"/],
     [['server', 'edit', 'ghost', '--trust', 'trusted'], 3, /no server named "ghost"/],
-    [['server', 'frob'], 2, /unknown subcommand "frob"/],
+    [['server', 'frob'], 2, /^mcp-drift: server: unknown command 'frob'/],
   ])('rejects %j with exit %i and one line, writing nothing', async (args, code, message) => {
     const result = await cli(...args);
     expect(result.code).toBe(code);
