@@ -208,6 +208,29 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
     expect(await listNames()).toEqual(['web']);
   });
 
+  it('takes --verbose before -- as its own, and everything after -- as the server command', async () => {
+    const added = await cli(
+      'server',
+      'add',
+      'chatty',
+      '--verbose',
+      '--stdio',
+      '--json',
+      '--',
+      'node',
+      'server.js',
+      '--verbose',
+      '--json',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      name: 'chatty',
+      command: 'node',
+      args: ['server.js', '--verbose', '--json'],
+    });
+    expect((await cli('server', 'remove', 'chatty')).code).toBe(0);
+  });
+
   it('reports an unreachable DATABASE_URL with exit 4 and the host it tried', async () => {
     const result = await runCli(['server', 'list'], {
       cwd: database.dir,
