@@ -1,4 +1,5 @@
-import { sanitizeForTerminal } from '../diff/index.js';
+// format-text.js alone: the registry commands have no use for the rest of the diff engine.
+import { sanitizeForTerminal } from '../diff/format-text.js';
 
 /** stdout carries data only; logs go to stderr. */
 export function printJson(value: unknown): void {
