@@ -119,7 +119,8 @@ function usageMessage(error: CommanderError, command: Command): string {
   const message = error.message
     .replace(/^error: /, '')
     .replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')
-    .replace(/\s*\n\s*/g, ' ');
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\.$/, '');
   const path = pathOf(command);
   return `${path ? `${path}: ` : ''}${message}; see \`mcp-drift ${path ? `${path} ` : ''}--help\``;
 }

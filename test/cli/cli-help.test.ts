@@ -160,6 +160,15 @@ describe('bad usage', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it('names the command and its help when commander refuses the arguments', async () => {
+    const result = await cli('check', 'fs', 'extra');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "mcp-drift: check: too many arguments for 'check'. Expected 1 argument but got 2; " +
+        'see `mcp-drift check --help`\n',
+    );
+  });
+
   it('reports every invalid flag value of a call together', async () => {
     const diff = await cli('diff', 'a.json', 'b.json', '--trust', 'blind', '--fail-on', 'severe');
     expect(diff.code).toBe(2);
