@@ -1,6 +1,7 @@
 // Benchmarks, run by hand (`npm run bench`, or `npm run bench -- diff` for some of them),
 // never in the test suite. Add a bench by adding its function to the list.
 import { runAlertsBench } from './alerts.bench.js';
+import { runCliBench } from './cli.bench.js';
 import { runDiffBench } from './diff.bench.js';
 import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
@@ -10,6 +11,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['record', runRecordBench],
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
+  ['cli', runCliBench],
 ];
 
 const only = process.argv.slice(2);

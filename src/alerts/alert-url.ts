@@ -1,3 +1,5 @@
+import type { ChannelName } from './alert-policy.js';
+
 /**
  * Where Slack and webhook alerts may be posted: HTTPS, or plain HTTP to this machine only
  * (a relay or a test receiver on loopback). An alert carries a server's tool listing and
@@ -39,4 +41,9 @@ export function maskAlertUrl(value: string): string {
   } catch {
     return '****';
   }
+}
+
+/** Where a delivery went, as logs and listings may show it: Slack and webhook URLs are secrets. */
+export function shownDestination(channel: ChannelName, destination: string): string {
+  return channel === 'email' ? destination : maskAlertUrl(destination);
 }

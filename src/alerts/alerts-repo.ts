@@ -109,6 +109,15 @@ async function openDigests(tx: Database, serverId: number): Promise<Map<string, 
   return new Map(rows.map((row) => [destinationKey(row), row.id]));
 }
 
+/** These alerts, in no particular order; unknown ids are skipped. */
+export async function alertsWithIds(db: Database, ids: readonly number[]): Promise<AlertRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(alerts)
+    .where(inArray(alerts.id, [...new Set(ids)]));
+}
+
 export interface AlertSummary extends AlertRow {
   server: string;
   status: AlertStatus;

@@ -2,7 +2,7 @@ import { backoffDelay, sleep } from '../watch/backoff.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import type { Channel } from './channel.js';
-import { maskAlertUrl } from './alert-url.js';
+import { shownDestination } from './alert-url.js';
 import { claimDueDeliveries, markFailed, markRetry } from './deliveries-repo.js';
 import { DeliveredBatcher } from './delivered-batcher.js';
 import { asDeliveryFailure } from './delivery-failure.js';
@@ -34,11 +34,6 @@ export const DEFAULT_DISPATCHER_OPTIONS = {
 
 /** Stopping waits this long for sends in flight; the claim covers any it abandons. */
 const STOP_GRACE_MS = 3000;
-
-/** Where a delivery went, as logs may show it: Slack and webhook URLs are secrets. */
-export function shownDestination(channel: Channel['name'], destination: string): string {
-  return channel === 'email' ? destination : maskAlertUrl(destination);
-}
 
 /**
  * Sends one channel's deliveries (design §9). Every `serve` runs one per channel, so a

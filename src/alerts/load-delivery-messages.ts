@@ -1,16 +1,14 @@
-import { asc, inArray } from 'drizzle-orm';
-import type { ChangeRow, FindingRow } from '../changes/changes-repo.js';
-import type { Database } from '../db/client.js';
 import {
-  alerts,
-  changes,
-  findings,
-  servers,
-  type AlertRow,
-  type DeliveryRow,
-  type ServerRow,
-} from '../db/schema.js';
+  changesWithIds,
+  findingsOfChanges,
+  type ChangeRow,
+  type FindingRow,
+} from '../changes/changes-repo.js';
+import type { Database } from '../db/client.js';
+import type { AlertRow, DeliveryRow, ServerRow } from '../db/schema.js';
 import { compareSeverity, type Severity } from '../diff/index.js';
+import { serversWithIds } from '../registry/servers-repo.js';
+import { alertsWithIds } from './alerts-repo.js';
 import { digestMembers } from './deliveries-repo.js';
 
 /** Everything one message is rendered from: its first delivery, the digest's others, their changes. */
@@ -51,19 +49,15 @@ export async function loadDeliveryMessages(
     heads.map((head) => head.id),
   );
   const alertIds = [...new Set([...heads, ...members].map((delivery) => delivery.alertId))];
-  const alertRows = await db.select().from(alerts).where(inArray(alerts.id, alertIds));
+  const alertRows = await alertsWithIds(db, alertIds);
   const changeIds = alertRows.map((alert) => alert.changeId);
   const [changeRows, findingRows, serverRows] = await Promise.all([
-    db.select().from(changes).where(inArray(changes.id, changeIds)),
-    db
-      .select()
-      .from(findings)
-      .where(inArray(findings.changeId, changeIds))
-      .orderBy(asc(findings.id)),
-    db
-      .select()
-      .from(servers)
-      .where(inArray(servers.id, [...new Set(heads.map((head) => head.serverId))])),
+    changesWithIds(db, changeIds),
+    findingsOfChanges(db, changeIds),
+    serversWithIds(
+      db,
+      heads.map((head) => head.serverId),
+    ),
   ]);
   const alertById = new Map(alertRows.map((row) => [row.id, row]));
   const changeById = new Map(changeRows.map((row) => [row.id, row]));

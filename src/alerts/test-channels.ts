@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { alertPolicyOf, CHANNELS, type ChannelName } from './alert-policy.js';
 import { createChannels } from './create-dispatcher.js';
 import { asDeliveryFailure } from './delivery-failure.js';
-import { shownDestination } from './dispatcher.js';
+import { shownDestination } from './alert-url.js';
 
 export interface ChannelTestResult {
   channel: ChannelName;

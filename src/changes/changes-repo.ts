@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { changes, findings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
@@ -134,6 +134,40 @@ export async function changesSince(
     .from(changes)
     .where(and(eq(changes.serverId, serverId), gte(changes.detectedAt, since)))
     .orderBy(asc(changes.id));
+}
+
+/** The changes these observations revealed (at most one each), in no particular order. */
+export async function changesOfObservations(
+  db: Database,
+  observationIds: readonly number[],
+): Promise<ChangeRow[]> {
+  if (observationIds.length === 0) return [];
+  return db
+    .select()
+    .from(changes)
+    .where(inArray(changes.observationId, [...observationIds]));
+}
+
+/** These changes, in no particular order; unknown ids are skipped. */
+export async function changesWithIds(db: Database, ids: readonly number[]): Promise<ChangeRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(changes)
+    .where(inArray(changes.id, [...new Set(ids)]));
+}
+
+/** The findings of these changes, in the order each change's diff produced them. */
+export async function findingsOfChanges(
+  db: Database,
+  changeIds: readonly number[],
+): Promise<FindingRow[]> {
+  if (changeIds.length === 0) return [];
+  return db
+    .select()
+    .from(findings)
+    .where(inArray(findings.changeId, [...new Set(changeIds)]))
+    .orderBy(asc(findings.id));
 }
 
 export interface ChangeSummary extends ChangeRow {

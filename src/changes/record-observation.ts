@@ -1,8 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { decideAlert, type AlertPolicy } from '../alerts/alert-policy.js';
 import { enqueueAlert, type QueuedAlert } from '../alerts/alerts-repo.js';
 import type { Database } from '../db/client.js';
-import { servers, type ServerRow } from '../db/schema.js';
+import type { ServerRow } from '../db/schema.js';
 import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
 import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
 import {
@@ -16,6 +15,7 @@ import {
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import type { ProbeResult } from '../mcp/index.js';
+import { setProtocolEra } from '../registry/servers-repo.js';
 import { SightingBatcher } from './sighting-batcher.js';
 import {
   appendChange,
@@ -196,8 +196,7 @@ function observationValues(
 async function rememberEra(db: Database, input: ObservationInput): Promise<void> {
   const era = input.result.era;
   if (!era || era === input.server.protocolEra) return;
-  // Not an edit of the registration, so updated_at stays: the supervisor need not re-read it.
-  await db.update(servers).set({ protocolEra: era }).where(eq(servers.id, input.server.id));
+  await setProtocolEra(db, input.server.id, era);
 }
 
 /** The server's listings over the flip_flop window, oldest first. */

@@ -1,52 +1,25 @@
-import { alertListing } from '../alerts/alert-listing.js';
+import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
 import { CHANNELS, type ChannelName } from '../alerts/alert-policy.js';
-import { ALERT_STATUSES, acknowledgeAlert, type AlertStatus } from '../alerts/alerts-repo.js';
-import { retryAlert } from '../alerts/retry-alert.js';
-import { testChannels } from '../alerts/test-channels.js';
 import { DriftError } from '../errors.js';
-import { expectPositionals, parseCommandArgs, positiveInteger } from './args.js';
-import type { CommandContext } from './context.js';
+import { Problems } from '../problems.js';
+import type { CommandRun } from './command-run.js';
+import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-const SUBCOMMANDS = `list [--status ${ALERT_STATUSES.join('|')}], ack ID, retry ID or test [--channel ${CHANNELS.join('|')}]`;
-
-/** `mcp-drift alerts list|ack|retry|test`: the use cases live in src/alerts/. */
-export async function alertsCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'list') return list(ctx, rest);
-  if (sub === 'ack') return ack(ctx, rest);
-  if (sub === 'retry') return retry(ctx, rest);
-  if (sub === 'test') return test(ctx, rest);
-  throw new DriftError(
-    'USAGE',
-    `alerts: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}; use ${SUBCOMMANDS}`,
-  );
-}
-
-async function list(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts list', argv, {
-    status: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  expectPositionals('alerts list', positionals, []);
-  const status = values.status;
-  if (status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(status)) {
-    throw new DriftError(
-      'USAGE',
-      `invalid --status "${status}": use one of ${ALERT_STATUSES.join(', ')}`,
-    );
-  }
-  const limit = values.limit === undefined ? 50 : positiveInteger('--limit', values.limit);
-  const view = await ctx.withDatabase((db) =>
-    alertListing(db, { status: status as AlertStatus | undefined, limit }),
-  );
-  if (values.json) return printJson({ alerts: view });
-  if (view.length === 0) {
-    return printLine(status ? `no ${status} alerts` : 'no alerts');
-  }
-  // One line per delivery; the alert's own columns on its first line only.
-  const rows = view.flatMap((alert) => {
+/** `mcp-drift alerts list [--status S]`: the outbox, newest first, a line per delivery. */
+export async function alertsListCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { status?: string; limit?: string; json?: boolean };
+  const problems = new Problems();
+  const status =
+    opts.status === undefined ? undefined : problems.check(() => checkAlertStatus(opts.status!));
+  const limit = limitFlag(problems, opts.limit);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const view = await ctx.withDatabase((db) => listAlertViews(db, { status, limit }));
+  if (opts.json) return printJson(view);
+  if (view.alerts.length === 0) return printLine(status ? `no ${status} alerts` : 'no alerts');
+  // The alert's own columns on its first line only.
+  const rows = view.alerts.flatMap((alert) => {
     const head = [
       String(alert.id),
       alert.server,
@@ -99,31 +72,31 @@ async function list(ctx: CommandContext, argv: string[]): Promise<void> {
   );
 }
 
-async function ack(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts ack', argv, {
-    json: { type: 'boolean' },
-  });
-  const [idText] = expectPositionals('alerts ack', positionals, ['ID']);
-  const id = positiveInteger('ID', idText!);
-  const acknowledged = await ctx.withDatabase((db) => acknowledgeAlert(db, id));
-  const ids = acknowledged.map((row) => row.id);
-  if (values.json) return printJson({ acknowledged: ids });
+/** `mcp-drift alerts ack ID`. */
+export async function alertsAckCommand(run: CommandRun): Promise<void> {
+  const problems = new Problems();
+  const id = positiveInteger(problems, 'ID', run.args[0]!);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const { acknowledged } = await ctx.withDatabase((db) => acknowledge(db, id));
+  if (run.opts.json) return printJson({ acknowledged });
   printLine(
-    ids.length === 0
+    acknowledged.length === 0
       ? `alert ${id} was already acknowledged`
-      : `acknowledged alert${ids.length > 1 ? 's' : ''} ${ids.join(', ')}`,
+      : `acknowledged alert${acknowledged.length > 1 ? 's' : ''} ${acknowledged.join(', ')}`,
   );
 }
 
-async function retry(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts retry', argv, {
-    json: { type: 'boolean' },
-  });
-  const [idText] = expectPositionals('alerts retry', positionals, ['ID']);
-  const id = positiveInteger('ID', idText!);
+/** `mcp-drift alerts retry ID`: queues again; a running serve sends. */
+export async function alertsRetryCommand(run: CommandRun): Promise<void> {
+  const problems = new Problems();
+  const id = positiveInteger(problems, 'ID', run.args[0]!);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const { retryAlert } = await import('../alerts/retry-alert.js');
   const result = await ctx.withDatabase((db) => retryAlert(db, ctx.config, id));
   const queued = result.queued.map((row) => ({ id: row.id, channel: row.channel }));
-  if (values.json) return printJson({ alert: id, queued });
+  if (run.opts.json) return printJson({ alert: id, queued });
   printLine(
     queued.length === 0
       ? `alert ${id} has no failed delivery to retry`
@@ -131,23 +104,21 @@ async function retry(ctx: CommandContext, argv: string[]): Promise<void> {
   );
 }
 
-async function test(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts test', argv, {
-    channel: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  expectPositionals('alerts test', positionals, []);
-  const channel = values.channel;
-  if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
-    throw new DriftError(
-      'USAGE',
-      `invalid --channel "${channel}": use one of ${CHANNELS.join(', ')}`,
-    );
+/** `mcp-drift alerts test [--channel NAME]`: exit 4 when a channel fails. */
+export async function alertsTestCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { channel?: string; json?: boolean };
+  const problems = new Problems();
+  if (opts.channel !== undefined && !(CHANNELS as readonly string[]).includes(opts.channel)) {
+    problems.add('USAGE', `invalid --channel "${opts.channel}": use one of ${CHANNELS.join(', ')}`);
   }
+  problems.throwIfAny();
+  const ctx = await run.context();
+  // The mailer and HTTP channels load only here: no other alerts command sends anything.
+  const { testChannels } = await import('../alerts/test-channels.js');
   const results = await testChannels(ctx.config, ctx.logger, {
-    channel: channel as ChannelName | undefined,
+    channel: opts.channel as ChannelName | undefined,
   });
-  if (values.json) printJson({ results });
+  if (opts.json) printJson({ results });
   else {
     printLine(
       formatTable(

@@ -10,8 +10,7 @@ import { startOpsServer } from '../http/ops-server.js';
 import { cronLogger } from '../log.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
-import { expectPositionals, parseCommandArgs } from './args.js';
-import type { CommandContext } from './context.js';
+import type { CommandRun } from './command-run.js';
 import { keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
@@ -19,9 +18,8 @@ import { keepHeapNearLiveSize } from './serve-heap.js';
  * database is opened in sharing mode: on the embedded database, CLI commands reach it
  * through a unix socket while this runs.
  */
-export async function serveCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { positionals } = parseCommandArgs('serve', argv, {});
-  expectPositionals('serve', positionals, []);
+export async function serveCommand(run: CommandRun): Promise<void> {
+  const ctx = await run.context({ quiet: false });
   keepHeapNearLiveSize();
   const handle = await openDatabase({
     databaseUrl: ctx.config.DATABASE_URL,

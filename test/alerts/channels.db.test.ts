@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alertListing } from '../../src/alerts/alert-listing.js';
+import { listAlertViews } from '../../src/alerts/alert-list.js';
 import { alertPolicyOf } from '../../src/alerts/alert-policy.js';
 import { listAlerts, type AlertSummary } from '../../src/alerts/alerts-repo.js';
 import { messageIdOf } from '../../src/alerts/channel.js';
@@ -315,7 +315,7 @@ describe(`alert channels (${backend})`, () => {
     expect(slack.attempts).toBe(1);
     expect(slack.lastError).toBe('HTTP 400: invalid_blocks');
     expect(deliveryOf(alert, 'email').status).toBe('delivered');
-    const [listed] = (await alertListing(handle.db, { limit: 100 })).filter(
+    const [listed] = (await listAlertViews(handle.db, { limit: 100 })).alerts.filter(
       (row) => row.id === alert.id,
     );
     expect(listed!.deliveries.find((row) => row.channel === 'slack')).toMatchObject({
@@ -378,7 +378,7 @@ describe(`alert channels (${backend})`, () => {
     }
     const alert = await alertOf(queued.alert.id);
     expect(alert.status).toBe('failed');
-    const [listed] = (await alertListing(handle.db, { limit: 100 })).filter(
+    const [listed] = (await listAlertViews(handle.db, { limit: 100 })).alerts.filter(
       (row) => row.id === alert.id,
     );
     expect(

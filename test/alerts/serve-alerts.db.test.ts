@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertListItem } from '../../src/alerts/alert-listing.js';
+import type { AlertListItem } from '../../src/alerts/alert-list.js';
 import { messageIdOf } from '../../src/alerts/channel.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
