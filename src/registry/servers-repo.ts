@@ -128,3 +128,10 @@ export function specOf(row: ServerRow): ServerSpec {
     alertMinSeverity: row.alertMinSeverity,
   };
 }
+
+/**
+ * A value that moves whenever a server is added, edited, enabled, disabled or removed (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const serversVersion = sql<string>`(select concat_ws(':', count(*),
+  sum(hashtext(concat_ws(':', ${servers.id}, ${servers.updatedAt}, ${servers.enabled})))) from ${servers})`;
