@@ -72,18 +72,17 @@ export async function serveCommand(run: CommandRun): Promise<void> {
         worker: supervisor.worker.id,
         pid: process.pid,
         http: http.url,
-        console: { url: `${http.url}/`, token: token.file ?? 'CONSOLE_TOKEN' },
+        // The login URL is shown once, when the token was made just now; later starts name
+        // the file that keeps it.
+        console: {
+          url: `${http.url}/`,
+          token: token.file ?? 'CONSOLE_TOKEN',
+          ...(token.generated ? { login: `${http.url}/?token=${token.value}` } : {}),
+        },
         alerts: dispatcher.destination,
       },
       'mcp-drift serving',
     );
-    if (token.generated) {
-      // The one time the token is shown: it was made just now. Later starts name its file.
-      ctx.logger.info(
-        { url: `${http.url}/?token=${token.value}`, file: token.file },
-        'console login URL (shown once; the token is kept in the file)',
-      );
-    }
     await warnWhenAlertsReachNobody(handle.db, ctx.config, ctx.logger);
     supervisor.start();
     dispatcher.start();

@@ -35,7 +35,10 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * Headers of every console answer. The policy allows script and style from this origin
  * only, so nothing a server wrote could run even if it reached a page unescaped; forms post
- * only here; no page may be framed. No referrer leaves: the login URL carries the token.
+ * only here; no page may be framed. No referrer leaves for another origin (the login URL
+ * carries the token, though it redirects at once); within the console it is kept, since
+ * with `no-referrer` browsers send `Origin: null` on form posts, and the origin check
+ * needs the real one.
  */
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
@@ -46,7 +49,7 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
   headers.set('x-content-type-options', 'nosniff');
-  headers.set('referrer-policy', 'no-referrer');
+  headers.set('referrer-policy', 'same-origin');
   headers.set('x-frame-options', 'DENY');
   headers.set('cross-origin-opener-policy', 'same-origin');
   if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');

@@ -180,7 +180,11 @@ export const ServerPage: FC<{
         </ul>
       </section>
 
-      <section aria-labelledby="held-heading" data-live="held" data-live-on="sessions outages">
+      <section
+        aria-labelledby="held-heading"
+        data-live="held"
+        data-live-on="sessions outages changes"
+      >
         <h2 id="held-heading">Held session</h2>
         {held ? (
           <>

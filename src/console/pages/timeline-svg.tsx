@@ -34,13 +34,16 @@ export const TimelineSvg: FC<{
   }
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((fraction) => ({
     x: LEFT + fraction * PLOT,
-    text: new Date(from + fraction * span).toISOString().slice(5, 16).replace('T', ' '),
+    // Seconds matter on a window of minutes (a server registered just now), not on a week.
+    text: new Date(from + fraction * span)
+      .toISOString()
+      .slice(span < 3_600_000 ? 11 : 5, span < 3_600_000 ? 19 : 16)
+      .replace('T', ' '),
   }));
   return (
     <svg
       class="timeline"
       viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-      role="img"
       aria-labelledby="timeline-title timeline-desc"
     >
       <title id="timeline-title">{label}</title>
