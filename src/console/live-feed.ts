@@ -61,6 +61,7 @@ export class LiveFeed {
   private readonly intervalMs: number;
   private readonly listeners = new Set<Listener>();
   private readonly streams = new Set<() => void>();
+  private readonly pollWaiters: (() => void)[] = [];
   private versions: Record<string, string> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -86,6 +87,11 @@ export class LiveFeed {
     clearTimeout(this.timer);
     for (const close of this.streams) close();
     this.listeners.clear();
+  }
+
+  /** Resolves once the next poll has read the database (or failed to). */
+  nextPoll(): Promise<void> {
+    return new Promise((resolve) => this.pollWaiters.push(resolve));
   }
 
   subscribe(listener: Listener): () => void {
@@ -159,6 +165,7 @@ export class LiveFeed {
       }
       this.failing = true;
     }
+    for (const resolve of this.pollWaiters.splice(0)) resolve();
     if (this.running) this.timer = setTimeout(() => void this.tick(), this.intervalMs);
   }
 
