@@ -2,6 +2,7 @@
 // never in the test suite. Add a bench by adding its function to the list.
 import { runAlertsBench } from './alerts.bench.js';
 import { runCliBench } from './cli.bench.js';
+import { runConsoleBench } from './console.bench.js';
 import { runDiffBench } from './diff.bench.js';
 import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
@@ -12,6 +13,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
   ['cli', runCliBench],
+  ['console', runConsoleBench],
 ];
 
 const only = process.argv.slice(2);

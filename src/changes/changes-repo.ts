@@ -163,6 +163,11 @@ export async function findingsOfChanges(
   changeIds: readonly number[],
 ): Promise<FindingRow[]> {
   if (changeIds.length === 0) return [];
+  return findingsOfChangesQuery(db, changeIds);
+}
+
+/** The statement of findingsOfChanges (non-empty ids), for a caller that runs it bare (the bench). */
+export function findingsOfChangesQuery(db: Database, changeIds: readonly number[]) {
   return db
     .select()
     .from(findings)
@@ -192,7 +197,13 @@ export interface ChangeFilter {
 
 /** Newest first. */
 export async function listChanges(db: Database, filter: ChangeFilter): Promise<ChangeSummary[]> {
-  const rows = await db
+  const rows = await listChangesQuery(db, filter);
+  return rows.map((row) => ({ ...row.change, server: row.server }));
+}
+
+/** The statement of listChanges, for a caller that runs it bare (the bench). */
+export function listChangesQuery(db: Database, filter: ChangeFilter) {
+  return db
     .select({ change: changes, server: servers.name })
     .from(changes)
     .innerJoin(servers, eq(servers.id, changes.serverId))
@@ -217,7 +228,6 @@ export async function listChanges(db: Database, filter: ChangeFilter): Promise<C
     )
     .orderBy(desc(changes.id))
     .limit(filter.limit);
-  return rows.map((row) => ({ ...row.change, server: row.server }));
 }
 
 /** `{id, severity, detectedAt}` of the server's latest change, or null (a correlated subquery; see listings-repo). */
@@ -233,10 +243,16 @@ export async function changeCountsBySeverity(
   db: Database,
   windowsSeconds: readonly number[],
 ): Promise<{ severity: ChangeRow['severity']; counts: number[] }[]> {
+  const rows = await changeCountsQuery(db, windowsSeconds);
+  return rows.map((row) => ({ severity: row.severity, counts: row.counts.map(Number) }));
+}
+
+/** The statement of changeCountsBySeverity, for a caller that runs it bare (the bench). */
+export function changeCountsQuery(db: Database, windowsSeconds: readonly number[]) {
   const widest = Math.max(...windowsSeconds);
   const within = (seconds: number) =>
     sql<number>`(count(*) filter (where ${changes.detectedAt} >= now() - make_interval(secs => ${seconds})))::int`;
-  const rows = await db
+  return db
     .select({
       severity: changes.severity,
       counts: sql<number[]>`array[${sql.join(windowsSeconds.map(within), sql`, `)}]`,
@@ -244,7 +260,6 @@ export async function changeCountsBySeverity(
     .from(changes)
     .where(gte(changes.detectedAt, sql`now() - make_interval(secs => ${widest})`))
     .groupBy(changes.severity);
-  return rows.map((row) => ({ severity: row.severity, counts: row.counts.map(Number) }));
 }
 
 /** The server's changes detected since `since`, oldest first (the newest `limit`). */

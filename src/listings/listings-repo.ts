@@ -162,14 +162,6 @@ export function latestListingJson(serverId: SQL): SQL<unknown> {
     order by ${observations.id} desc limit 1)`;
 }
 
-/** `{at, trigger, outcome, error}` of the server's latest observation (observations_server_started). */
-export function latestObservationJson(serverId: SQL): SQL<unknown> {
-  return sql`(select json_build_object('at', ${observations.startedAt}, 'trigger', ${observations.trigger},
-      'outcome', ${observations.outcome}, 'error', ${observations.errorMessage})
-    from ${observations} where ${observations.serverId} = ${serverId}
-    order by ${observations.startedAt} desc limit 1)`;
-}
-
 /** `{hash, approvedBy, approvedAt}` of the server's baseline. */
 export function baselineJson(serverId: SQL): SQL<unknown> {
   return sql`(select json_build_object('hash', ${baselines.listingHash}, 'approvedBy', ${baselines.approvedBy},

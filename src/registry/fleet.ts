@@ -4,11 +4,7 @@ import { changeCountsBySeverity, latestChangeJson } from '../changes/changes-rep
 import type { Database } from '../db/client.js';
 import { servers, type ServerRow } from '../db/schema.js';
 import type { ChangeSeverity } from '../diff/index.js';
-import {
-  baselineJson,
-  latestListingJson,
-  latestObservationJson,
-} from '../listings/listings-repo.js';
+import { baselineJson, latestListingJson } from '../listings/listings-repo.js';
 import { heldSessionJson } from '../watch/held-sessions-repo.js';
 import { openOutageJson } from '../watch/outages-repo.js';
 
@@ -19,7 +15,10 @@ import { openOutageJson } from '../watch/outages-repo.js';
  * by severity). The console's fleet page, its API and its bench read this.
  */
 
-/** up: no open outage; down: an open outage; unknown: never observed (or disabled). */
+/**
+ * up: listed, and no open outage; down: an open outage (a failed probe or a lost session
+ * opens one); unknown: never listed yet.
+ */
 export type Health = 'up' | 'down' | 'unknown';
 /** held: a long-lived session is connected; probing: fresh probes only; disabled. */
 export type WatchMode = 'held' | 'probing' | 'disabled';
@@ -37,7 +36,6 @@ export interface FleetServer {
   held: { since: string; listedAt: string | null; lastNotificationAt: string | null } | null;
   /** Its latest successful listing: when it began, and the listing's hash. */
   lastListing: { at: string; hash: string } | null;
-  lastObservation: { at: string; outcome: 'ok' | 'error'; error: string | null } | null;
   latestChange: { id: number; severity: ChangeSeverity; detectedAt: string } | null;
   baseline: { hash: string; approvedBy: string; approvedAt: string } | null;
   /** The latest listing is not the approved baseline. */
@@ -79,7 +77,6 @@ export function fleetQuery(db: Database, options: { name?: string } = {}) {
     .select({
       server: servers,
       lastListing: latestListingJson(id),
-      lastObservation: latestObservationJson(id),
       latestChange: latestChangeJson(id),
       outage: openOutageJson(id),
       held: heldSessionJson(id),
@@ -117,9 +114,6 @@ export async function fleetView(db: Database, options: { name?: string } = {}): 
 function fleetServer(row: FleetRow): FleetServer {
   const { server } = row;
   const lastListing = parsed<{ at: string; hash: string }>(row.lastListing);
-  const last = parsed<{ at: string; outcome: 'ok' | 'error'; error: string | null }>(
-    row.lastObservation,
-  );
   const change = parsed<{ id: number; severity: ChangeSeverity; detectedAt: string }>(
     row.latestChange,
   );
@@ -135,7 +129,7 @@ function fleetServer(row: FleetRow): FleetServer {
     transport: server.transport,
     trust: server.trust,
     enabled: server.enabled,
-    health: outage ? 'down' : last ? 'up' : 'unknown',
+    health: outage ? 'down' : lastListing ? 'up' : 'unknown',
     down: outage ? { since: iso(outage.downAt), reason: outage.reason } : null,
     watch: !server.enabled ? 'disabled' : held && !outage ? 'held' : 'probing',
     held:
@@ -148,7 +142,6 @@ function fleetServer(row: FleetRow): FleetServer {
           }
         : null,
     lastListing: lastListing ? { at: iso(lastListing.at), hash: lastListing.hash } : null,
-    lastObservation: last ? { at: iso(last.at), outcome: last.outcome, error: last.error } : null,
     latestChange: change
       ? { id: Number(change.id), severity: change.severity, detectedAt: iso(change.detectedAt) }
       : null,

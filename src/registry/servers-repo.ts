@@ -30,6 +30,11 @@ export async function insertServer(db: Database, spec: ServerSpec): Promise<Serv
 }
 
 export async function listServers(db: Database): Promise<ServerRow[]> {
+  return listServersQuery(db);
+}
+
+/** The statement of listServers, for a caller that runs it bare (the bench). */
+export function listServersQuery(db: Database) {
   return db.select().from(servers).orderBy(asc(servers.name));
 }
 
