@@ -144,6 +144,19 @@ describe(`the console in a browser (${backend})`, () => {
     await page.close();
   });
 
+  it('reads the same without JavaScript', async () => {
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    const page = await plain.newPage();
+    await page.goto(loginUrl);
+    expect(await page.locator('table.fleet tbody tr').count()).toBe(3);
+    await page.locator('a[href="/servers/notes"]').click();
+    await page.locator('h2', { hasText: 'Timeline' }).waitFor();
+    expect(await page.locator('svg.timeline').count()).toBe(1);
+    await page.goto(`${consoleUrl}/login`);
+    await screenshot(page, 'login');
+    await plain.close();
+  });
+
   it('shows a silent relaxation on the open fleet and server pages without a reload', async () => {
     const fleet = await context.newPage();
     const server = await context.newPage();

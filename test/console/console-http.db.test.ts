@@ -40,11 +40,18 @@ let live: LiveFeed;
 let url: string;
 let cookie: string;
 let csrf: string;
-const ids: { notesChange: number; notesAlert: number; hostileChange: number; notesTo: string } = {
+const ids: {
+  notesChange: number;
+  notesAlert: number;
+  hostileChange: number;
+  notesTo: string;
+  lonelyAlert: number;
+} = {
   notesChange: 0,
   notesAlert: 0,
   hostileChange: 0,
   notesTo: '',
+  lonelyAlert: 0,
 };
 
 async function newServer(name: string, extra: Partial<ServerRow> = {}): Promise<ServerRow> {
@@ -113,6 +120,19 @@ beforeAll(async () => {
       : tool,
   );
   ids.hostileChange = (await observe(hostile, edited)).change!.row.id;
+
+  // Recorded when nobody was to be told: its alert is undeliverable until someone is.
+  const lonely = await newServer('lonely');
+  const quiet = (tools: RawTool[]) =>
+    recordObservation(handle.db, {
+      alerts: emailOnlyPolicy([]),
+      server: lonely,
+      result: listed(tools),
+      trigger: 'poll',
+      startedAt: new Date(),
+    });
+  await quiet(memory);
+  ids.lonelyAlert = (await quiet(relaxed(memory, 'delete_entities'))).change!.alert!.alert.id;
 
   const down = await newServer('down-one', { transport: 'stdio', url: null, command: 'node' });
   await markDown(handle.db, down.id, new Date(), 'connection refused');
@@ -371,6 +391,7 @@ describe(`the console's actions and API (${backend})`, () => {
     expect(fleet.servers.map((server) => [server.name, server.health])).toEqual([
       ['down-one', 'down'],
       ['hostile', 'up'],
+      ['lonely', 'up'],
       ['notes', 'up'],
     ]);
     expect(fleet.servers.find((server) => server.name === 'hostile')).toMatchObject({
@@ -386,7 +407,7 @@ describe(`the console's actions and API (${backend})`, () => {
         );
       }
     }
-    expect(recorded).toHaveLength(2);
+    expect(recorded).toHaveLength(3);
     const down = (await (await get('/api/v1/servers?health=down', bearer)).json()) as {
       servers: { name: string }[];
     };
@@ -434,6 +455,24 @@ describe(`the console's actions and API (${backend})`, () => {
       actions: { action: string; actor: string }[];
     };
     expect(detail.registration.name).toBe('notes');
+    const page1 = (await (await get('/api/v1/servers/notes?limit=1', bearer)).json()) as {
+      observations: { items: { id: number }[]; next: number | null };
+      timeline: { changes: { trigger: string; notificationSeen: boolean | null }[] };
+    };
+    expect(page1.observations.items).toHaveLength(1);
+    expect(page1.observations.next).toBe(page1.observations.items[0]!.id);
+    // A probe found it, and no held session could have heard a notification.
+    expect(page1.timeline.changes).toEqual([
+      expect.objectContaining({ trigger: 'poll', notificationSeen: null }),
+    ]);
+    const page2 = (await (
+      await get(
+        `/api/v1/servers/notes?limit=1&observations_before=${page1.observations.next}`,
+        bearer,
+      )
+    ).json()) as { observations: { items: { id: number }[]; next: number | null } };
+    expect(page2.observations.items[0]!.id).toBeLessThan(page1.observations.next!);
+    expect(page2.observations.next).toBeNull();
     expect(detail.timeline.changes.map((change) => change.id)).toEqual([ids.notesChange]);
     expect(detail.timeline.spans).toHaveLength(2);
     expect(detail.actions[0]).toMatchObject({ action: 'server.enable', actor: 'Ada' });
@@ -468,6 +507,45 @@ describe(`the console's actions and API (${backend})`, () => {
     });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: { code: 'INVALID_INPUT' } });
+  });
+});
+
+describe(`retrying an alert from the console (${backend})`, () => {
+  it('queues an undeliverable alert again once its server names someone to tell', async () => {
+    // Nobody yet: the console says why, and nothing is recorded.
+    const refused = await browserPost(`/alerts/${ids.lonelyAlert}/retry`, { _csrf: csrf });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('still has nobody to go to');
+    await handle.db
+      .update(servers)
+      .set({ notify: ['ops@example.org'] })
+      .where(eq(servers.name, 'lonely'));
+    const retried = await browserPost(`/alerts/${ids.lonelyAlert}/retry`, { _csrf: csrf });
+    expect(retried.status).toBe(303);
+    expect(retried.headers.get('location')).toBe(`/alerts?notice=retried#alert-${ids.lonelyAlert}`);
+    const outbox = (await (
+      await get('/api/v1/alerts?server=lonely', { authorization: `Bearer ${TOKEN}` })
+    ).json()) as {
+      alerts: {
+        id: number;
+        status: string;
+        deliveries: { channel: string; destination: string }[];
+      }[];
+    };
+    expect(outbox.alerts).toEqual([
+      expect.objectContaining({
+        id: ids.lonelyAlert,
+        status: 'pending',
+        deliveries: [expect.objectContaining({ channel: 'email', destination: 'ops@example.org' })],
+      }),
+    ]);
+    const [last] = (await handle.db.select().from(operatorActions)).slice(-1);
+    expect(last).toMatchObject({
+      action: 'alert.retry',
+      actor: 'Ada',
+      server: 'lonely',
+      subject: String(ids.lonelyAlert),
+    });
   });
 });
 
