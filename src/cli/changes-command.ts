@@ -81,7 +81,7 @@ export async function changeCommand(ctx: CommandContext, argv: string[]): Promis
   printLine(
     `change ${change.id} of ${change.server}, ${summary.detectedAt}: severity ${change.severity}`,
   );
-  printLine(`listing ${change.fromHash} -> ${change.toHash}`);
+  printLine(`listing ${change.fromHash ?? '(none: the first listing)'} -> ${change.toHash}`);
   printLine(
     `change notification: ${change.notificationSeen === null ? 'no held session' : change.notificationSeen ? 'seen' : 'not seen'}`,
   );

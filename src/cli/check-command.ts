@@ -1,3 +1,4 @@
+import { otherServersTools } from '../changes/changes-repo.js';
 import { observeServer } from '../changes/observe-server.js';
 import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
@@ -47,7 +48,11 @@ export async function checkCommand(ctx: CommandContext, argv: string[]): Promise
     );
     if (!recorded.listing) return { server, recorded, baseline: undefined, diff: undefined };
     const baseline = (await getBaseline(db, server.id))!;
-    const diff = await againstBaseline(db, baseline, recorded.listing.tools, server);
+    // A first listing is its own baseline: what it says is what its content checks found.
+    const diff =
+      recorded.change?.row.fromHash === null
+        ? recorded.change.diff
+        : await againstBaseline(db, baseline, recorded.listing.tools, server);
     return { server, recorded, baseline, diff };
   });
   const { server, recorded, baseline, diff } = outcome;
@@ -121,9 +126,10 @@ async function againstBaseline(
   return diffListings(await loadListingTools(db, baseline.listingHash), tools, {
     trust: server.trust,
     server: server.name,
+    otherServerTools: await otherServersTools(db, server.id),
   });
 }
 
-export function short(hash: string): string {
-  return hash.slice(0, 12);
+export function short(hash: string | null): string {
+  return hash === null ? '(none)' : hash.slice(0, 12);
 }
