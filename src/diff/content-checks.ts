@@ -68,6 +68,17 @@ function counted(count: number, cls: HiddenClass): string {
   return count === 1 ? `1 ${one}` : `${count} ${many}`;
 }
 
+/** The visible text around a raw offset (the first hidden run), as far as EXCERPT allows. */
+function excerptAround(text: string, rawIndex: number): string {
+  const visible = visibleText(text);
+  if (visible.length <= EXCERPT) return visible;
+  const at = visibleText(text.slice(0, rawIndex)).length;
+  const start = Math.max(0, Math.min(visible.length - EXCERPT, at - EXCERPT / 3));
+  const head = start > 0 ? '…' : '';
+  const tail = start + EXCERPT < visible.length ? '…' : '';
+  return `${head}${visible.slice(start, start + EXCERPT)}${tail}`;
+}
+
 function excerptOf(text: string, at: number | null, normalizedLength: number): string {
   const visible = visibleText(text);
   if (visible.length <= EXCERPT) return visible;
@@ -196,7 +207,7 @@ export function checkText(
     if (counts.has('bidi'))
       notes.push('bidirectional controls make it read differently than it is stored');
     if (hidden !== null) notes.push(`hidden text: ${quoted(hidden)}`);
-    const content = record(entry, excerptOf(text, null, 1));
+    const content = record(entry, excerptAround(text, runs[0]!.start));
     content.hidden = hidden;
     content.nul = nul;
     content.characters = [...counts].map(([cls, { count, first }]) => ({
@@ -211,7 +222,7 @@ export function checkText(
       base: isInstruction ? 'critical' : 'high',
       field: entry.path,
       after: text,
-      summary: `${where} holds ${parts.join(', ')} that a reader cannot see${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`,
+      summary: `${where} holds ${parts.join(', ')} that a reader cannot see${notes.length > 0 ? `; ${notes.join('; ')}` : ''}; text: ${quoted(content.excerpt)}`,
       effect: isInstruction
         ? `the hidden text is an instruction to the model (${[...new Set(hiddenHits.map((hit) => hit.rule.reason))].join('; ')}), which a person reviewing the tool does not see`
         : 'the model reads what a person reviewing the tool does not see',

@@ -33,6 +33,8 @@ const DESTINATION = String.raw`(?:https?://|wss?://|ftp://|[a-z0-9._%+-]+@[a-z0-
 /** Verbs that take something from where it is. */
 const TAKE = String.raw`(?:read|reads|reading|cat|open|opening|include|including|attach|attaching|append|appending|pass|passing|send|sending|provide|providing|give|giving|copy|copying|extract|extracting|collect|collecting|output|print|printing|share|sharing|reveal|revealing|dump|dumping|paste|pasting|add|adding|put|putting|insert|inserting|embed|embedding)`;
 const SECRET = String.raw`(?:credentials?|secrets?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:ids?|tokens?|cookies?)|cookies|passwords?|passphrases?|private[ _-]?keys?|ssh[ _-]?keys?|seed phrases?|recovery phrases?|mnemonic(?: phrases?)?)`;
+/** A file is asked for when a verb that takes it comes first in the sentence. */
+const ASKED = String.raw`(?:\b${TAKE}\b|\bcontents? of\b)[^.\n]{0,80}?`;
 const WHOSE = String.raw`(?:your|the user'?s|users'?|user'?s|all|any|every|local|stored|saved|their|the machine'?s|system)`;
 
 export const CONTENT_RULES: readonly ContentRule[] = [
@@ -41,7 +43,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'conceal-from-user',
     family: 'concealment',
     pattern: new RegExp(
-      String.raw`\b${NOT} ${TELL}(?: (?:it|this|that|anything))?(?: to)? ${USER}\b`,
+      String.raw`\b${NOT} ${TELL}(?: (?:it|this|that|anything|these|any|the|about|of)(?: \w+)?)?(?: to| with)? ${USER}\b`,
     ),
     reason: 'tells the model to keep something from its user',
   },
@@ -124,29 +126,38 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   {
     id: 'ssh-key-file',
     family: 'secrets',
-    pattern:
-      /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b/,
-    reason: 'names SSH key files',
+    negatable: true,
+    pattern: new RegExp(
+      `${ASKED}(?:${/~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b/.source})`,
+    ),
+    reason: 'asks for SSH key files',
   },
   {
     id: 'env-file',
     family: 'secrets',
-    pattern: /(?:^|[\s'"`(/~])\.env(?:\.local|\.production)?\b(?![-\w])/,
-    reason: 'names a .env file, where applications keep their secrets',
+    negatable: true,
+    pattern: new RegExp(
+      String.raw`${ASKED}(?:^|[\s'"\x60(/~])\.env(?:\.local|\.production)?\b(?![-\w])`,
+    ),
+    reason: 'asks for a .env file, where applications keep their secrets',
   },
   {
     id: 'mcp-config',
     family: 'secrets',
-    pattern:
-      /\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor\/mcp|\bmcp_config\.json\b|\.codeium\/windsurf|\.vscode\/mcp/,
-    reason: 'names an MCP host configuration file, which holds every server\u2019s credentials',
+    negatable: true,
+    pattern: new RegExp(
+      String.raw`${ASKED}(?:\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor\/mcp|\bmcp_config\.json\b|\.codeium\/windsurf|\.vscode\/mcp)`,
+    ),
+    reason: 'asks for an MCP host configuration file, which holds every server\u2019s credentials',
   },
   {
     id: 'credential-file',
     family: 'secrets',
-    pattern:
-      /\.aws\/(?:credentials|config)\b|\.npmrc\b|\.netrc\b|\.pgpass\b|\.docker\/config\.json|\.kube\/config\b|\.git-credentials\b|\/etc\/(?:shadow|passwd|sudoers)\b|\.gnupg\b|\bwallet\.dat\b|\.config\/gcloud|\.azure\/|\.bash_history\b|\.zsh_history\b|\bkeychain\b|\.password-store\b/,
-    reason: 'names a file that holds credentials',
+    negatable: true,
+    pattern: new RegExp(
+      `${ASKED}(?:${/\.aws\/(?:credentials|config)\b|\.npmrc\b|\.netrc\b|\.pgpass\b|\.docker\/config\.json|\.kube\/config\b|\.git-credentials\b|\/etc\/(?:shadow|passwd|sudoers)\b|\.gnupg\b|\bwallet\.dat\b|\.config\/gcloud|\.azure\/|\.bash_history\b|\.zsh_history\b|\bkeychain\b|\.password-store\b/.source})`,
+    ),
+    reason: 'asks for a file that holds credentials',
   },
   {
     id: 'take-secret',

@@ -260,7 +260,6 @@ const REPEATING = forms(
   'buy',
   'purchase',
   'post',
-  'create',
 );
 /** A local, closed world: files, a graph, a thought. */
 const LOCAL = new Set([
@@ -424,7 +423,7 @@ export function plausibility(
       const repeating = has(REPEATING, leading) ?? has(REPEATING, name);
       if (repeating !== null) return { verdict: 'contradicted', word: repeating };
       const idempotent =
-        has(IDEMPOTENT, firstWords) ?? has(IDEMPOTENT, name) ?? has(READS, firstWords);
+        has(IDEMPOTENT, leading) ?? has(IDEMPOTENT, name) ?? has(READS, firstWords);
       return idempotent === null
         ? { verdict: 'unsupported', word: null }
         : { verdict: 'consistent', word: idempotent };

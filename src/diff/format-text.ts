@@ -1,3 +1,4 @@
+import { kindEntry } from './catalogue.js';
 import { compareSeverity, type ChangeSeverity, type Severity } from './severity.js';
 import type { Finding } from './types.js';
 import { visibleText } from './visible-text.js';
@@ -23,6 +24,8 @@ function valueText(value: unknown): string {
 }
 
 function changeText(finding: Finding): string {
+  // Content findings quote the text found: there is no before to it.
+  if (kindEntry(finding.kind)?.values === 'text') return valueText(finding.after);
   const hasBefore = 'before' in finding;
   const hasAfter = 'after' in finding;
   if (!hasBefore && !hasAfter) return '';
