@@ -51,6 +51,8 @@ const NEGATORS = new Set([
 /** ...or followed by one of these ("deletes nothing"). */
 const NEGATING_OBJECTS = new Set(['nothing', 'none']);
 const LOOKBACK = 3;
+/** Words that join a list of verbs, which one negation covers. */
+const LIST_WORDS = new Set(['or', 'and', 'nor', 'even']);
 
 /** A word that stands for nothing: an identifier inside prose keeps its place in the clause. */
 const IDENTIFIER_WORD = '';
@@ -111,13 +113,20 @@ export function ownWords(
 ): Array<{ word: string; negated: boolean }> {
   const out: Array<{ word: string; negated: boolean }> = [];
   for (const words of clauses(text, kind)) {
+    // "does not write, delete or overwrite": a negation covers the verbs listed after it.
+    let listNegated = false;
     words.forEach((word, index) => {
       if (word === IDENTIFIER_WORD) return;
       const before = words.slice(Math.max(0, index - LOOKBACK), index);
       const after = words[index + 1];
       const negated =
-        before.some((w) => NEGATORS.has(w)) || (after !== undefined && NEGATING_OBJECTS.has(after));
+        listNegated ||
+        before.some((w) => NEGATORS.has(w)) ||
+        (after !== undefined && NEGATING_OBJECTS.has(after));
       out.push({ word, negated });
+      if (NEGATORS.has(word)) listNegated = true;
+      else if (!VERB_BY_FORM.has(word) && !LIST_WORDS.has(word)) listNegated = false;
+      else if (negated) listNegated = true;
     });
   }
   return out;
