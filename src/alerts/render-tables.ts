@@ -147,7 +147,7 @@ function valuesHtml(values: FindingView['values']): SafeHtml | string {
   if (values === null) return '';
   return values.map(
     ({ label, value }) =>
-      markup`<br><strong>${label}:</strong> <span style="${VALUE_STYLE}">${value}</span>`,
+      markup`<br><em>${label}:</em> <span style="${VALUE_STYLE}">${value}</span>`,
   ) as unknown as SafeHtml;
 }
 

@@ -49,13 +49,18 @@ function checkOptions(
   adoption: boolean,
 ): ToolCheckOptions {
   let seen: Set<string> | null = null;
+  let names: Set<string> | null = null;
+  const otherServerTools = context.otherServerTools ?? new Map<string, string>();
   return {
     content:
       context.contentChecks === false
         ? null
         : {
-            serverTools: new Set(after.tools.map((tool) => tool.name)),
-            otherServerTools: context.otherServerTools ?? new Map(),
+            // Read only by a text that directs the use of a tool, which is rare.
+            get serverTools() {
+              return (names ??= new Set(after.tools.map((tool) => tool.name)));
+            },
+            otherServerTools,
           },
     // Built only when a text has a finding, which is rare: most diffs never pay for it.
     seenBefore: (text) => {
