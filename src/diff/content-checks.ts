@@ -109,8 +109,8 @@ interface RuleHit {
 function rulesIn(
   text: string,
   where: string,
+  normalized: string = normalizeForMatching(text),
 ): { hits: RuleHit[]; at: number | null; length: number } {
-  const normalized = normalizeForMatching(text);
   const folded = foldLeetspeak(normalized);
   const rules = matchingRules(normalized, folded);
   let at: number | null = null;
@@ -186,7 +186,8 @@ export function checkText(
       );
     }
   }
-  const visible = rulesIn(text, 'text');
+  const normalized = normalizeForMatching(text);
+  const visible = rulesIn(text, 'text', normalized);
   const where = whereText(tool, entry);
 
   if (runs.length > 0) {
@@ -252,7 +253,7 @@ export function checkText(
   }
 
   if (scope !== null) {
-    const targets = shadowTargets(tool, text, scope);
+    const targets = shadowTargets(tool, text, scope, normalized);
     if (targets.length > 0) {
       const content = record(entry, excerptOf(text, null, 1));
       content.target = targets.join(', ');

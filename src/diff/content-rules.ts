@@ -19,6 +19,11 @@ export interface ContentRule {
    * your query") does not count. Rules that name files or markup count wherever they are.
    */
   negatable?: boolean;
+  /**
+   * A cheap test that every match passes (a word the pattern cannot do without): most
+   * text fails it, and the pattern itself, which scans, is not run then.
+   */
+  quick: RegExp;
 }
 
 /** Who the model works for: the person a concealment sentence hides things from. */
@@ -41,6 +46,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   // Concealment: the model is told to keep something from its user.
   {
     id: 'conceal-from-user',
+    quick: /user|human|operator|person|client|developer|owner/,
     family: 'concealment',
     pattern: new RegExp(
       String.raw`\b${NOT} ${TELL}(?: (?:it|this|that|anything|these|any|the|about|of)(?: \w+)?)?(?: to| with)? ${USER}\b`,
@@ -49,6 +55,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'hide-from-user',
+    quick: /user|human|operator|person|client|developer|owner/,
     family: 'concealment',
     pattern: new RegExp(
       String.raw`\b(?:hide|hiding|conceal|concealing|keep|keeping) (?:this|it|that|these|the \w+|all \w+|everything)(?: \w+){0,3} (?:secret |hidden )?from ${USER}\b`,
@@ -57,6 +64,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'user-must-not-know',
+    quick: /user|human|operator|person|client|developer|owner/,
     family: 'concealment',
     pattern: new RegExp(
       String.raw`\b${USER} (?:must|should|need|needs|may) (?:not|never) (?:know|see|notice|find out|be told|be informed|learn)\b`,
@@ -65,6 +73,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'not-visible-to-user',
+    quick: /user|human|operator|person|client|developer|owner/,
     family: 'concealment',
     pattern: new RegExp(
       String.raw`\b(?:not|never) (?:be )?(?:visible|shown|displayed|revealed|mentioned) to ${USER}\b`,
@@ -73,6 +82,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'covert-action',
+    quick: /silently|secretly|quietly|covertly|discreetly|invisibly/,
     family: 'concealment',
     pattern: new RegExp(
       String.raw`\b(?:silently|secretly|quietly|covertly|discreetly|invisibly) (?:send|upload|post|forward|copy|include|add|append|read|exfiltrate|transmit|attach|call|invoke|run|execute|bcc|cc)\b`,
@@ -82,6 +92,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   // Priority overrides: the text claims authority over the host's instructions.
   {
     id: 'ignore-instructions',
+    quick: /ignor|disregard|forget|overrid|bypass|skip/,
     family: 'override',
     pattern:
       /\b(?:ignore|ignoring|disregard|disregarding|forget|override|overriding|bypass|skip) (?:all |any |the |your |every )*(?:previous|prior|above|earlier|preceding|other|system|original|existing|safety|security|user'?s?)(?: \w+)? (?:instructions?|prompts?|rules|directions|guidelines|messages|policies|policy|constraints|restrictions|guardrails)\b/,
@@ -89,6 +100,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'instruction-tag',
+    quick: /</,
     family: 'override',
     pattern:
       /<\s*\/?\s*(?:important|instructions?|system(?:[ _-]?prompt)?|admin|secret|hidden|critical|override|assistant|sudo|priority)\s*>/,
@@ -96,6 +108,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'role-prefix',
+    quick: /:/,
     family: 'override',
     pattern:
       /(?:^|\n|[.!?] )\s*(?:\[\s*)?(?:system|assistant|admin|developer)(?: message| prompt| override| note)?\s*(?:\]\s*)?:\s*\S/,
@@ -103,6 +116,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'before-any-tool',
+    quick: /before|prior to|instead of/,
     family: 'override',
     pattern:
       /\b(?:before|prior to|instead of) (?:using|calling|invoking|running|executing|responding|answering|replying)(?: to)? (?:any|every|all|each|another|other) (?:other )?(?:tools?|functions?|requests?|questions?|messages?)\b/,
@@ -110,6 +124,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'new-instructions',
+    quick: /instruction|you are now|you must now|from now on/,
     family: 'override',
     pattern:
       /\b(?:new|updated|real|true|actual|hidden|secret) (?:system )?instructions?\s*:|\byou (?:are|must) now\b|\bfrom now on,? (?:you|always|never)\b/,
@@ -117,6 +132,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'precedence-claim',
+    quick: /precedence|priority|overrid|supersed/,
     family: 'override',
     pattern:
       /\b(?:this|these) (?:tool|instruction|rule|note)s? (?:takes?|has|have) (?:precedence|priority) over\b|\b(?:overrides?|supersedes?) (?:all |any )?(?:other |previous )?(?:instructions|rules|tools)\b/,
@@ -125,6 +141,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   // Secrets: the text asks for key files, credentials or configuration.
   {
     id: 'ssh-key-file',
+    quick: /ssh|id_|authorized_keys|known_hosts/,
     family: 'secrets',
     negatable: true,
     pattern: new RegExp(
@@ -134,6 +151,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'env-file',
+    quick: /\.env/,
     family: 'secrets',
     negatable: true,
     pattern: new RegExp(
@@ -143,6 +161,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'mcp-config',
+    quick: /mcp|claude_desktop|codeium/,
     family: 'secrets',
     negatable: true,
     pattern: new RegExp(
@@ -152,6 +171,8 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'credential-file',
+    quick:
+      /\.aws|npmrc|netrc|pgpass|docker|kube|git-cred|\/etc\/|gnupg|wallet|gcloud|azure|_history|keychain|password-store/,
     family: 'secrets',
     negatable: true,
     pattern: new RegExp(
@@ -161,6 +182,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'take-secret',
+    quick: /credential|secret|key|token|cookie|password|passphrase|seed|recovery|mnemonic/,
     negatable: true,
     family: 'secrets',
     pattern: new RegExp(String.raw`\b${TAKE}\b[^.\n]{0,40}?\b${WHOSE}\b[^.\n]{0,30}?\b${SECRET}\b`),
@@ -168,6 +190,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'secret-as-argument',
+    quick: /credential|secret|key|token|cookie|password|passphrase|seed|recovery|mnemonic/,
     negatable: true,
     family: 'secrets',
     pattern: new RegExp(
@@ -178,6 +201,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   // Exfiltration: data is to leave for a place the user did not choose.
   {
     id: 'send-to-address',
+    quick: /:\/\/|@|webhook|\d\.\d/,
     negatable: true,
     family: 'exfiltration',
     pattern: new RegExp(
@@ -187,12 +211,14 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'markdown-image-beacon',
+    quick: /!\[/,
     family: 'exfiltration',
     pattern: /!\[[^\]\n]*\]\(\s*<?(?:https?:)?\/\/[^)\s]*(?:[?#&=]|\{|%7b|\$\{|\{\{)[^)]*\)/,
     reason: 'a markdown image whose URL carries data: rendering it sends the data away',
   },
   {
     id: 'command-upload',
+    quick: /curl|wget|nc|netcat|invoke-webrequest|iwr/,
     family: 'exfiltration',
     pattern:
       /\b(?:curl|wget|nc|netcat|invoke-webrequest|iwr)\b[^\n]{0,80}(?:\s-d\b|--data|\s-f\b|--upload-file|\s-t\b|--post-data|\$\(|`|\|)[^\n]{0,80}(?:https?:\/\/|\b\d{1,3}(?:\.\d{1,3}){3}\b)|\b(?:curl|wget)\b[^\n]{0,40}https?:\/\/[^\s]*(?:\$\(|\$\{|`)/,
@@ -200,6 +226,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'blind-copy',
+    quick: /@/,
     negatable: true,
     family: 'exfiltration',
     pattern:
@@ -226,6 +253,7 @@ const GLOBAL = new WeakMap<RegExp, RegExp>();
 
 /** Whether `rule` matches `text` somewhere that is not negated (for negatable rules). */
 function ruleMatches(rule: ContentRule, text: string): boolean {
+  if (!rule.quick.test(text)) return false;
   if (!rule.negatable) return rule.pattern.test(text);
   if (!rule.pattern.test(text)) return false;
   let global = GLOBAL.get(rule.pattern);

@@ -104,6 +104,7 @@ const LEET: Readonly<Record<string, string>> = {
  * normalized text) has no such word, so that callers match the plain text only.
  */
 export function foldLeetspeak(normalized: string): string | null {
+  if (!/[a-z][013457@$!]|[013457@$!][a-z]/.test(normalized)) return null;
   let changed = false;
   const folded = normalized.replace(/[a-z0-9@$!]*[a-z][a-z0-9@$!]*/g, (word) => {
     if (!/[013457@$!]/.test(word) || !/[a-z]{2}|[a-z][013457@$!][a-z]/.test(word)) return word;

@@ -38,7 +38,8 @@ function clip(text: string): string {
 /** Base64 and hex runs of `text` that decode to readable text, in order. */
 export function encodedPayloads(text: string): Payload[] {
   const found: Payload[] = [];
-  if (text.length < 20) return found;
+  // Without lookbehind, this scans fast; most text has no 20-character run at all.
+  if (text.length < 20 || !/[A-Za-z0-9+/_-]{20}/.test(text)) return found;
   for (const match of text.matchAll(BASE64_RUN)) {
     const run = match[0];
     // A word, a path or an identifier is not base64: real payloads mix cases and digits.

@@ -54,6 +54,8 @@ const CLASS_PHRASE = new RegExp(
 );
 
 const IDENTIFIER = /[a-z0-9][a-z0-9_.-]*[a-z0-9]/g;
+const NAMED_TOOL = /[a-z0-9][_-][a-z0-9][\w.-]*[`'"]?\s*(?:tool|function|command)\b/;
+const CLASS_PHRASE_ANYWHERE = new RegExp(CLASS_PHRASE.source);
 
 function key(name: string): string {
   return name.toLowerCase().replace(/-/g, '_');
@@ -75,8 +77,20 @@ function looksLikeName(token: string): boolean {
  * tool" when this server has no email tool. Guidance about this server's own tools is
  * workflow, not shadowing; a mention that steers away ("instead of X") is not either.
  */
-export function shadowTargets(tool: string, text: string, scope: ShadowScope): string[] {
-  const normalized = normalizeForMatching(text);
+export function shadowTargets(
+  tool: string,
+  text: string,
+  scope: ShadowScope,
+  normalized: string = normalizeForMatching(text),
+): string[] {
+  // Without other servers, a target is a name or a class followed by "tool", "function" or
+  // "command": most text has neither, and the directive patterns, which scan, are not run.
+  if (
+    scope.otherServerTools.size === 0 &&
+    !(NAMED_TOOL.test(normalized) || CLASS_PHRASE_ANYWHERE.test(normalized))
+  ) {
+    return [];
+  }
   if (!DIRECTIVES.some((directive) => directive.test(normalized))) return [];
   const own = new Set([...scope.serverTools].map(key));
   own.add(key(tool));
