@@ -127,6 +127,10 @@ export async function runDiffBench(): Promise<void> {
     () => diffListings(canonicalBefore, canonicalListing(after)),
     () => diffListings(canonicalBefore, canonicalListing(after), OFF),
   );
+  const [totalWith, totalWithout] = paired(
+    () => diffListings(before, after),
+    () => diffListings(before, after, OFF),
+  );
   // The same without canonicalizing: what the checks add, away from the noise of hashing.
   const [diffWith, diffWithout] = paired(
     () => diffListings(canonicalBefore, canonicalAfter),
@@ -159,7 +163,8 @@ export async function runDiffBench(): Promise<void> {
     // run on the text of the tools that changed.
     ['new side only + diff', withChecks],
     ['new side only + diff, no content checks', withoutChecks],
-    ['total, no content checks', time(() => diffListings(before, after, OFF))],
+    ['total, in turn with the next: checks on', totalWith],
+    ['total, in turn: no content checks', totalWithout],
     // A server's first listing: every string of every tool through the content checks.
     ['content checks, first listing', time(() => checkFirstListing(canonicalAfter))],
     // The text is built only when read (storing a new listing reads it): not part of the

@@ -188,7 +188,6 @@ function contentDrafts(
     kind: found.kind,
     base: found.base,
     field: found.field,
-    after: found.after,
     wording: { summary: found.summary, effect: found.effect },
     content: found.content,
   }));

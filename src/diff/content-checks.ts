@@ -40,7 +40,6 @@ export interface ContentDraft {
   kind: Extract<FindingKind, 'hidden_characters' | 'instruction_injection' | 'tool_shadowing'>;
   base: Severity;
   field: string;
-  after: string;
   summary: string;
   effect: string;
   content: ContentRecord;
@@ -222,7 +221,6 @@ export function checkText(
       kind: 'hidden_characters',
       base: isInstruction ? 'critical' : 'high',
       field: entry.path,
-      after: text,
       summary: `${where} holds ${parts.join(', ')} that a reader cannot see${notes.length > 0 ? `; ${notes.join('; ')}` : ''}; text: ${quoted(content.excerpt)}`,
       effect: isInstruction
         ? `the hidden text is an instruction to the model (${[...new Set(hiddenHits.map((hit) => hit.rule.reason))].join('; ')}), which a person reviewing the tool does not see`
@@ -244,7 +242,6 @@ export function checkText(
       kind: 'instruction_injection',
       base: 'high',
       field: entry.path,
-      after: text,
       summary: `${where} addresses the model: it ${reasons.join('; it ')}${decodedNote}; text: ${quoted(content.excerpt)}`,
       effect:
         'hosts pass this text to the model unfiltered, and a model that reads it may act on it against its user',
@@ -261,7 +258,6 @@ export function checkText(
         kind: 'tool_shadowing',
         base: 'high',
         field: entry.path,
-        after: text,
         summary: `${where} directs how ${targets.join(', ')} is to be used: ${quoted(content.excerpt)}`,
         effect:
           'a model follows it when it calls that tool, so this server steers calls meant for another one',

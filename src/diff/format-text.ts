@@ -24,8 +24,10 @@ function valueText(value: unknown): string {
 }
 
 function changeText(finding: Finding): string {
-  // Content findings quote the text found: there is no before to it.
-  if (kindEntry(finding.kind)?.values === 'text') return valueText(finding.after);
+  // Content findings quote the text found (its excerpt, already made visible).
+  if (kindEntry(finding.kind)?.values === 'text') {
+    return valueText(finding.record.content?.excerpt ?? '');
+  }
   const hasBefore = 'before' in finding;
   const hasAfter = 'after' in finding;
   if (!hasBefore && !hasAfter) return '';

@@ -14,8 +14,9 @@ export { FINDING_KINDS, type FindingKind } from './catalogue.js';
  * One interpreted difference. The first seven keys are the `--json` contract (design §7).
  * `tool` is null for change-level findings (silent_change, no_change_notification,
  * unversioned_change). For content findings `field` is the JSON path of the text within
- * the tool and `after` the text as the server sent it; the explanation shows it with
- * invisible characters made visible.
+ * the tool, and there is no before/after: the text is in the listing at that path (it may
+ * be megabytes, or hold a NUL that PostgreSQL's jsonb refuses); `record.content` quotes it
+ * with invisible characters made visible, as the explanation does.
  * `before`/`after` are left out when the key was absent on that side (or does not apply).
  */
 export interface Finding {

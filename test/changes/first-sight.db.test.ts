@@ -180,4 +180,15 @@ describe(`content findings when recording (${backend})`, () => {
     const bumpedKinds = (await findingsOf(bumped.change!.row.id)).map((f) => f.kind);
     expect(bumpedKinds).not.toContain('unversioned_change');
   });
+
+  it('records a first listing whose description holds a NUL, and says so', async () => {
+    const server = await newServer('nul');
+    const first = await observe(server, poisoned(memory, ' and\u0000 more'));
+    const found = await findingsOf(first.change!.row.id);
+    expect(found.map((f) => [f.tool, f.kind, f.field, f.severity])).toEqual([
+      ['read_graph', 'hidden_characters', 'description', 'high'],
+    ]);
+    expect(found[0]!.explanation).toContain('NUL character (U+0000)');
+    expect(found[0]!.explanation).toContain('and⟦U+0000⟧ more');
+  });
 });

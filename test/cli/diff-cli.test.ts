@@ -113,8 +113,10 @@ describe('mcp-drift diff', () => {
     expect(finding.explanation).toContain('⟦U+E0049⟧⟦U+E0067⟧');
     expect(finding.explanation).toContain(`hidden text: "${hidden}"`);
     expect(finding.explanation).not.toMatch(/[\u{E0000}-\u{E007F}]/u);
-    // `after` keeps the text exactly as the server sent it.
-    expect(finding.after).toBe(read.description);
+    // The text is at `field` in the listing; the record quotes it made visible.
+    expect(finding).not.toHaveProperty('after');
+    expect(finding.record.content.path).toBe('description');
+    expect(finding.record.content.excerpt).toContain('⟦U+E0049⟧');
     const text = await diff(file('before.json'), file('poisoned.json'));
     expect(text.stdout).toContain('hidden_characters');
     expect(text.stdout).toContain('⟦U+E0049⟧');
