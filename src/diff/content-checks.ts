@@ -1,5 +1,5 @@
 import type { RawTool } from '../listings/canonical.js';
-import type { FindingKind } from './catalogue.js';
+import { baseSeverity, type FindingKind } from './catalogue.js';
 import { matchingRules, type ContentRule, type InjectionFamily } from './content-rules.js';
 import { foldLeetspeak, normalizeForMatching } from './normalize.js';
 import { encodedPayloads, variationSelectorPayload } from './payloads.js';
@@ -109,9 +109,13 @@ function rulesIn(
   text: string,
   where: string,
   normalized: string = normalizeForMatching(text),
+  location: ToolText['location'] = 'value',
 ): { hits: RuleHit[]; at: number | null; length: number } {
   const folded = foldLeetspeak(normalized);
-  const rules = matchingRules(normalized, folded);
+  // A property name is an identifier: "read_the_ssh_key" reads as words too.
+  const words =
+    location === 'key' && normalized.includes('_') ? normalized.replace(/_+/g, ' ') : null;
+  const rules = matchingRules(normalized, folded, words);
   let at: number | null = null;
   if (rules.length > 0) {
     const match = rules[0]!.pattern.exec(normalized);
@@ -186,7 +190,7 @@ export function checkText(
     }
   }
   const normalized = normalizeForMatching(text);
-  const visible = rulesIn(text, 'text', normalized);
+  const visible = rulesIn(text, 'text', normalized, entry.location);
   const where = whereText(tool, entry);
 
   if (runs.length > 0) {
@@ -219,7 +223,7 @@ export function checkText(
     content.families = familiesOf(hiddenHits);
     drafts.push({
       kind: 'hidden_characters',
-      base: isInstruction ? 'critical' : 'high',
+      base: isInstruction ? 'critical' : baseSeverity('hidden_characters'),
       field: entry.path,
       summary: `${where} holds ${parts.join(', ')} that a reader cannot see${notes.length > 0 ? `; ${notes.join('; ')}` : ''}; text: ${quoted(content.excerpt)}`,
       effect: isInstruction
@@ -240,7 +244,7 @@ export function checkText(
     const decodedNote = payloadTexts.length > 0 ? ` (decoded: ${payloadTexts.join('; ')})` : '';
     drafts.push({
       kind: 'instruction_injection',
-      base: 'high',
+      base: baseSeverity('instruction_injection'),
       field: entry.path,
       summary: `${where} addresses the model: it ${reasons.join('; it ')}${decodedNote}; text: ${quoted(content.excerpt)}`,
       effect:
@@ -256,7 +260,7 @@ export function checkText(
       content.target = targets.join(', ');
       drafts.push({
         kind: 'tool_shadowing',
-        base: 'high',
+        base: baseSeverity('tool_shadowing'),
         field: entry.path,
         summary: `${where} directs how ${targets.join(', ')} is to be used: ${quoted(content.excerpt)}`,
         effect:

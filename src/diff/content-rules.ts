@@ -267,13 +267,14 @@ function ruleMatches(rule: ContentRule, text: string): boolean {
   return false;
 }
 
-/** The rules a (normalized) text matches, in table order, each at most once. */
-export function matchingRules(normalized: string, folded: string | null): ContentRule[] {
-  const hits: ContentRule[] = [];
-  for (const rule of CONTENT_RULES) {
-    if (ruleMatches(rule, normalized) || (folded !== null && ruleMatches(rule, folded))) {
-      hits.push(rule);
-    }
-  }
-  return hits;
+/**
+ * The rules a normalized text matches, in table order, each at most once; `variants` are
+ * other readings of the same text (leetspeak folded, an identifier's words).
+ */
+export function matchingRules(
+  normalized: string,
+  ...variants: ReadonlyArray<string | null>
+): ContentRule[] {
+  const forms = [normalized, ...variants.filter((form) => form !== null)];
+  return CONTENT_RULES.filter((rule) => forms.some((form) => ruleMatches(rule, form)));
 }

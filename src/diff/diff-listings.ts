@@ -6,7 +6,7 @@ import {
   type RawTool,
 } from '../listings/canonical.js';
 import { compareTool, type Draft, type ToolCheckOptions } from './compare-tool.js';
-import { CONTENT_KINDS, FINDING_KINDS } from './catalogue.js';
+import { CONTENT_KINDS, FINDING_KINDS, baseSeverity } from './catalogue.js';
 import { postureText, type Wording } from './explain.js';
 import {
   FLIP_FLOP_THRESHOLD,
@@ -152,7 +152,7 @@ export function diffListings(
     const entry = toolDrafts(renamed.name, old.name, comparison);
     entry.drafts.unshift({
       kind: 'tool_renamed',
-      base: 'low',
+      base: baseSeverity('tool_renamed'),
       before: old.name,
       after: renamed.name,
       wording: {
@@ -174,7 +174,7 @@ export function diffListings(
       drafts: [
         {
           kind: 'tool_removed',
-          base: 'low',
+          base: baseSeverity('tool_removed'),
           wording: {
             summary: `${tool.name} was removed`,
             effect:
@@ -188,7 +188,7 @@ export function diffListings(
     const { drafts, after: posture } = compareTool(tool.name, null, tool, options);
     drafts.unshift({
       kind: 'tool_added',
-      base: 'low',
+      base: baseSeverity('tool_added'),
       wording: {
         summary: `${tool.name} is a new tool (effectively ${postureText(posture)})`,
         effect: 'hosts see it only once they list again',
@@ -331,7 +331,7 @@ function addFlipFlops(
     if (count === undefined || count < FLIP_FLOP_THRESHOLD) continue;
     entry.drafts.push({
       kind: 'flip_flop',
-      base: 'high',
+      base: baseSeverity('flip_flop'),
       after: count,
       wording: {
         summary: `${entry.tool}'s effective posture changed ${count} times within 24 h`,
@@ -355,7 +355,7 @@ function changeLevelFindings(scope: RecordScope, context: DiffContext): Finding[
         null,
         {
           kind: 'unversioned_change',
-          base: 'low',
+          base: baseSeverity('unversioned_change'),
           before: version,
           after: version,
           wording: {
@@ -372,7 +372,7 @@ function changeLevelFindings(scope: RecordScope, context: DiffContext): Finding[
   const draft: Draft = delivery.listChangedAdvertised
     ? {
         kind: 'silent_change',
-        base: 'high',
+        base: baseSeverity('silent_change'),
         wording: {
           summary:
             'The listing changed but no change notification reached the held session, though the server advertises tools.listChanged',
@@ -381,7 +381,7 @@ function changeLevelFindings(scope: RecordScope, context: DiffContext): Finding[
       }
     : {
         kind: 'no_change_notification',
-        base: 'medium',
+        base: baseSeverity('no_change_notification'),
         wording: {
           summary: 'The listing changed and the server does not advertise tools.listChanged',
           effect: 'hosts learn of the change only when they reconnect',
