@@ -4,7 +4,13 @@ import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
 import { diffListings, formatFindingsText, type DiffResult } from '../diff/index.js';
 import { DriftError } from '../errors.js';
-import { getBaseline, loadListingTools, type BaselineRow } from '../listings/listings-repo.js';
+import {
+  getBaseline,
+  loadListingTools,
+  serverVersionOf,
+  type BaselineRow,
+  type ObservationRow,
+} from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
 import { expectPositionals, parseCommandArgs } from './args.js';
 import type { CommandContext } from './context.js';
@@ -52,7 +58,7 @@ export async function checkCommand(ctx: CommandContext, argv: string[]): Promise
     const diff =
       recorded.change?.row.fromHash === null
         ? recorded.change.diff
-        : await againstBaseline(db, baseline, recorded.listing.tools, server);
+        : await againstBaseline(db, baseline, recorded.listing.tools, server, recorded.observation);
     return { server, recorded, baseline, diff };
   });
   const { server, recorded, baseline, diff } = outcome;
@@ -122,11 +128,15 @@ async function againstBaseline(
   baseline: BaselineRow,
   tools: Parameters<typeof diffListings>[1],
   server: ServerRow,
+  observation: ObservationRow,
 ): Promise<DiffResult> {
+  const version = observation.serverInfo?.['version'];
   return diffListings(await loadListingTools(db, baseline.listingHash), tools, {
     trust: server.trust,
     server: server.name,
     otherServerTools: await otherServersTools(db, server.id),
+    before: { serverVersion: await serverVersionOf(db, server.id, baseline.listingHash) },
+    after: { serverVersion: typeof version === 'string' ? version : null },
   });
 }
 
