@@ -6,8 +6,10 @@ import { servers, type ServerRow } from '../db/schema.js';
 import {
   checkFirstListing,
   diffListings,
+  lookupIn,
   type DeliveryContext,
   type DiffResult,
+  type OtherServerLookup,
 } from '../diff/index.js';
 import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
 import {
@@ -138,13 +140,14 @@ async function recordIn(
     delivery: input.delivery,
     ttlMs: result.ttlMs,
     cacheScope: result.cacheScope,
-    otherServerTools: await otherServersTools(db, server.id),
   };
   let diff: DiffResult;
   let oldSpan: { firstObserved: string | null; lastObserved: string | null } | null = null;
   if (oldHash === null) {
     await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
-    diff = checkFirstListing(listing, context);
+    diff = await withOtherServers(db, server.id, (otherServerTools) =>
+      checkFirstListing(listing, { ...context, otherServerTools }),
+    );
     if (diff.findings.length === 0) return recorded;
   } else {
     const [oldTools, span, oldVersion, history] = [
@@ -154,12 +157,15 @@ async function recordIn(
       await recentHistory(db, server.id, input.startedAt),
     ];
     oldSpan = span;
-    diff = diffListings(oldTools, listing, {
-      ...context,
-      before: { ...span, serverVersion: oldVersion },
-      history,
-      now,
-    });
+    diff = await withOtherServers(db, server.id, (otherServerTools) =>
+      diffListings(oldTools, listing, {
+        ...context,
+        otherServerTools,
+        before: { ...span, serverVersion: oldVersion },
+        history,
+        now,
+      }),
+    );
   }
   const row = await appendChange(
     db,
@@ -216,6 +222,27 @@ function observationValues(
     pages: result.ok ? result.pages : null,
     workerId: input.workerId ?? null,
   };
+}
+
+/**
+ * Runs a diff with the other registered servers' tools, reading them only when the diff
+ * asks about a name (a directive sentence naming a tool, for tool_shadowing): the first
+ * run answers every question "no" and notes the names; only if there were any is the
+ * registry read and the diff run again. Reading every server's tool names for each first
+ * listing would make starting a service with many servers quadratic.
+ */
+async function withOtherServers(
+  db: Database,
+  serverId: number,
+  run: (otherServerTools: OtherServerLookup) => DiffResult,
+): Promise<DiffResult> {
+  const asked = new Set<string>();
+  const first = run((key) => {
+    asked.add(key);
+    return undefined;
+  });
+  if (asked.size === 0) return first;
+  return run(lookupIn(await otherServersTools(db, serverId)));
 }
 
 /** Keeps the era a server answered in, so that stdio servers are not spawned twice later. */

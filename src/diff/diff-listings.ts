@@ -18,6 +18,7 @@ import { HINTS, annotationsOf, readPosture, type HintName, type Posture } from '
 import { buildRecord, hintRecords, recordScope, type RecordScope } from './record.js';
 import { matchRenames } from './rename.js';
 import { changeSeverity, compareSeverity, escalate, type Severity } from './severity.js';
+import { lookupIn } from './shadowing.js';
 import { toolTexts } from './text-fields.js';
 import type { DiffContext, DiffResult, Finding, HintRecord } from './types.js';
 import { visibleText } from './visible-text.js';
@@ -50,7 +51,9 @@ function checkOptions(
 ): ToolCheckOptions {
   let seen: Set<string> | null = null;
   let names: Set<string> | null = null;
-  const otherServerTools = context.otherServerTools ?? new Map<string, string>();
+  const others = context.otherServerTools ?? new Map<string, string>();
+  const lookup = typeof others === 'function' ? others : lookupIn(others);
+  const hasOtherServers = typeof others === 'function' || others.size > 0;
   return {
     content:
       context.contentChecks === false
@@ -60,7 +63,8 @@ function checkOptions(
             get serverTools() {
               return (names ??= new Set(after.tools.map((tool) => tool.name)));
             },
-            otherServerTools,
+            otherServerTool: lookup,
+            hasOtherServers,
           },
     // Built only when a text has a finding, which is rare: most diffs never pay for it.
     seenBefore: (text) => {

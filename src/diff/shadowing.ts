@@ -1,11 +1,33 @@
 import { normalizeForMatching } from './normalize.js';
 
+/**
+ * Another registered server's tool by its key (lower case, `-` as `_`), or undefined.
+ * A function, so that a caller can learn which names a listing asks about and look up
+ * only those (record-observation.ts).
+ */
+export type OtherServerLookup = (key: string) => { name: string; server: string } | undefined;
+
 /** What a shadowing check needs to know beyond the text (design §4, tool_shadowing). */
 export interface ShadowScope {
   /** Names of this server's tools in the new listing: guidance about them is workflow. */
   serverTools: ReadonlySet<string>;
-  /** Tools of the other registered servers: name → server name. */
-  otherServerTools: ReadonlyMap<string, string>;
+  otherServerTool: OtherServerLookup;
+  /** False when no other server has tools: then only names followed by "tool" are targets. */
+  hasOtherServers: boolean;
+}
+
+/** The key shadowing compares tool names by. */
+export function toolKey(name: string): string {
+  return name.toLowerCase().replace(/-/g, '_');
+}
+
+/** A lookup over a map of tool name → server name. */
+export function lookupIn(tools: ReadonlyMap<string, string>): OtherServerLookup {
+  let byKey: Map<string, { name: string; server: string }> | null = null;
+  return (key) => {
+    byKey ??= new Map([...tools].map(([name, server]) => [toolKey(name), { name, server }]));
+    return byKey.get(key);
+  };
 }
 
 /** A sentence that puts a condition or a parameter on the use of something. */
@@ -57,10 +79,6 @@ const IDENTIFIER = /[a-z0-9][a-z0-9_.-]*[a-z0-9]/g;
 const NAMED_TOOL = /[a-z0-9][_-][a-z0-9][\w.-]*[`'"]?\s*(?:tool|function|command)\b/;
 const CLASS_PHRASE_ANYWHERE = new RegExp(CLASS_PHRASE.source);
 
-function key(name: string): string {
-  return name.toLowerCase().replace(/-/g, '_');
-}
-
 function sentences(normalized: string): string[] {
   return normalized.split(/(?<=[.!?;])\s+|\n+/).filter((sentence) => sentence.trim() !== '');
 }
@@ -86,23 +104,20 @@ export function shadowTargets(
   // Without other servers, a target is a name or a class followed by "tool", "function" or
   // "command": most text has neither, and the directive patterns, which scan, are not run.
   if (
-    scope.otherServerTools.size === 0 &&
+    !scope.hasOtherServers &&
     !(NAMED_TOOL.test(normalized) || CLASS_PHRASE_ANYWHERE.test(normalized))
   ) {
     return [];
   }
   if (!DIRECTIVES.some((directive) => directive.test(normalized))) return [];
-  const own = new Set([...scope.serverTools].map(key));
-  own.add(key(tool));
-  const others = new Map(
-    [...scope.otherServerTools].map(([name, server]) => [key(name), { name, server }]),
-  );
+  const own = new Set([...scope.serverTools].map(toolKey));
+  own.add(toolKey(tool));
   const targets = new Set<string>();
   for (const sentence of sentences(normalized)) {
     if (!DIRECTIVES.some((directive) => directive.test(sentence))) continue;
     for (const match of sentence.matchAll(IDENTIFIER)) {
       const token = match[0].replace(/\.+$/, '');
-      const name = key(token);
+      const name = toolKey(token);
       if (own.has(name)) continue;
       const before = sentence.slice(Math.max(0, match.index - 24), match.index);
       if (AWAY.test(before)) continue;
@@ -110,7 +125,7 @@ export function shadowTargets(
         match.index + match[0].length,
         match.index + match[0].length + 12,
       );
-      const other = others.get(name);
+      const other = scope.otherServerTool(name);
       const written = looksLikeName(token) || /^[`'"]/.test(after) || /[`'"]$/.test(before);
       const calledTool = /^[`'"]?\s*(?:tool|function|command)\b/.test(after);
       if (other !== undefined && (written || calledTool)) {

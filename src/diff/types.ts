@@ -2,6 +2,7 @@ import type { RawTool } from '../listings/canonical.js';
 import type { FindingKind } from './catalogue.js';
 import type { ContentRecord } from './content-checks.js';
 import type { DeclaredHint, HintName } from './hints.js';
+import type { OtherServerLookup } from './shadowing.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 
 /** A server's trust posture (design §2). */
@@ -115,9 +116,10 @@ export interface DiffContext {
   now?: string;
   /**
    * Tools of the other registered servers (name → server name), for tool_shadowing: a
-   * text that directs how one of them is used. Absent: none known.
+   * text that directs how one of them is used. Absent: none known. Or a lookup by key
+   * (shadowing.ts), for a caller that fetches only the names a listing asks about.
    */
-  otherServerTools?: ReadonlyMap<string, string>;
+  otherServerTools?: ReadonlyMap<string, string> | OtherServerLookup;
   /** Default true. False leaves the content checks out (benchmarks measure both). */
   contentChecks?: boolean;
 }
