@@ -12,6 +12,11 @@ import type { Severity } from './severity.js';
  */
 export type Plausibility = 'consistent' | 'contradicted' | 'unsupported';
 
+/** A word list written as one string, so that it reads as a list and not as a column. */
+function wordList(list: string): string[] {
+  return list.split(' ');
+}
+
 /** Word forms that count: base, -s/-es, -ing (no past participles: "lists deleted files"). */
 function forms(...bases: string[]): Set<string> {
   const out = new Set<string>();
@@ -31,332 +36,85 @@ function forms(...bases: string[]): Set<string> {
 
 /** A tool that says it reads, lists or looks. */
 const READS = forms(
-  'read',
-  'get',
-  'list',
-  'search',
-  'find',
-  'query',
-  'show',
-  'view',
-  'describe',
-  'inspect',
-  'lookup',
-  'look',
-  'count',
-  'fetch',
-  'retrieve',
-  'open',
-  'browse',
-  'explore',
-  'check',
-  'status',
-  'info',
-  'stat',
-  'tree',
-  'echo',
-  'peek',
-  'preview',
-  'validate',
-  'verify',
-  'analyze',
-  'analyse',
-  'compare',
-  'diff',
-  'sum',
-  'calculate',
-  'compute',
-  'snapshot',
-  'screenshot',
-  'capture',
-  'wait',
-  'resolve',
-  'return',
-  'lint',
-  'explain',
-  'summarize',
-  'download',
+  ...wordList(
+    'read get list search find query show view describe inspect lookup look count fetch ' +
+      'retrieve open browse explore check status info stat tree echo peek preview validate ' +
+      'verify analyze analyse compare diff sum calculate compute snapshot screenshot ' +
+      'capture wait resolve return lint explain summarize download',
+  ),
 );
 /** Words in a tool's name that say it changes something (broad: names are terse). */
 const NAME_WRITES = forms(
-  'create',
-  'edit',
-  'update',
-  'modify',
-  'set',
-  'insert',
-  'add',
-  'append',
-  'move',
-  'rename',
-  'upload',
-  'post',
-  'close',
-  'click',
-  'type',
-  'press',
-  'fill',
-  'install',
-  'uninstall',
-  'run',
-  'start',
-  'stop',
-  'restart',
-  'toggle',
-  'enable',
-  'disable',
-  'save',
-  'commit',
-  'push',
-  'publish',
-  'submit',
-  'apply',
-  'change',
-  'replace',
-  'patch',
-  'reset',
-  'clear',
-  'drag',
-  'select',
-  'resize',
-  'launch',
-  'deploy',
-  'schedule',
-  'book',
-  'order',
-  'buy',
-  'purchase',
-  'cancel',
-  'approve',
-  'reject',
-  'merge',
-  'assign',
-  'invite',
-  'archive',
-  'lock',
-  'unlock',
-  'grant',
-  'navigate',
-  'emulate',
-  'write',
-  'delete',
-  'remove',
-  'drop',
-  'kill',
-  'send',
-  'execute',
-  'exec',
-  'rm',
-  'del',
+  ...wordList(
+    'create edit update modify set insert add append move rename upload post close click ' +
+      'type press fill install uninstall run start stop restart toggle enable disable save ' +
+      'commit push publish submit apply change replace patch reset clear drag select resize ' +
+      'launch deploy schedule book order buy purchase cancel approve reject merge assign ' +
+      'invite archive lock unlock grant navigate emulate write delete remove drop kill send ' +
+      'execute exec rm del',
+  ),
 );
 /** Verbs in a description that say the tool changes something (narrower: prose is wordy). */
 const PROSE_WRITES = forms(
-  'create',
-  'edit',
-  'update',
-  'modify',
-  'insert',
-  'append',
-  'move',
-  'rename',
-  'upload',
-  'close',
-  'click',
-  'press',
-  'fill',
-  'install',
-  'uninstall',
-  'restart',
-  'toggle',
-  'save',
-  'commit',
-  'push',
-  'publish',
-  'submit',
-  'replace',
-  'patch',
-  'launch',
-  'deploy',
-  'navigate',
-  'write',
+  ...wordList(
+    'create edit update modify insert append move rename upload close click press fill ' +
+      'install uninstall restart toggle save commit push publish submit replace patch ' +
+      'launch deploy navigate write',
+  ),
 );
 /** What only a destructive tool does: its own text saying so contradicts destructiveHint false. */
 const DESTROYS = forms(
-  'delete',
-  'drop',
-  'wipe',
-  'purge',
-  'remove',
-  'overwrite',
-  'destroy',
-  'truncate',
-  'erase',
-  'revoke',
-  'unlink',
-  'kill',
-  'rm',
-  'del',
-  'format',
-  'reset',
+  ...wordList(
+    'delete drop wipe purge remove overwrite destroy truncate erase revoke unlink kill rm ' +
+      'del format reset',
+  ),
 );
 /** What a non-destructive tool plausibly does: add, make, start. */
 const ADDITIVE = forms(
-  'create',
-  'add',
-  'append',
-  'insert',
-  'make',
-  'copy',
-  'duplicate',
-  'generate',
-  'compress',
-  'convert',
-  'render',
-  'toggle',
-  'enable',
-  'subscribe',
-  'start',
-  'open',
-  'launch',
-  'new',
-  'simulate',
-  'trigger',
+  ...wordList(
+    'create add append insert make copy duplicate generate compress convert render toggle ' +
+      'enable subscribe start open launch new simulate trigger',
+  ),
 );
 /** What an idempotent call plausibly does: put a thing in a state. */
 const IDEMPOTENT = forms(
-  'set',
-  'put',
-  'upsert',
-  'ensure',
-  'write',
-  'overwrite',
-  'replace',
-  'delete',
-  'remove',
-  'update',
-  'resize',
-  'close',
-  'navigate',
-  'configure',
-  'mark',
-  'assign',
+  ...wordList(
+    'set put upsert ensure write overwrite replace delete remove update resize close ' +
+      'navigate configure mark assign',
+  ),
 );
 /** ...and what repeats its effect on every call. */
 const REPEATING = forms(
-  'append',
-  'add',
-  'increment',
-  'send',
-  'submit',
-  'toggle',
-  'push',
-  'pay',
-  'transfer',
-  'insert',
-  'enqueue',
-  'publish',
-  'charge',
-  'order',
-  'buy',
-  'purchase',
-  'post',
+  ...wordList(
+    'append add increment send submit toggle push pay transfer insert enqueue publish ' +
+      'charge order buy purchase post',
+  ),
 );
 /** A local, closed world: files, a graph, a thought. */
-const LOCAL = new Set([
-  'file',
-  'files',
-  'directory',
-  'directories',
-  'folder',
-  'folders',
-  'path',
-  'paths',
-  'disk',
-  'local',
-  'locally',
-  'graph',
-  'knowledge',
-  'memory',
-  'entity',
-  'entities',
-  'node',
-  'nodes',
-  'relation',
-  'relations',
-  'observation',
-  'observations',
-  'thought',
-  'thoughts',
-  'thinking',
-  'sum',
-  'echo',
-  'number',
-  'numbers',
-  'environment',
-  'logging',
-  'filesystem',
-]);
+const LOCAL = new Set(
+  wordList(
+    'file files directory directories folder folders path paths disk local locally graph ' +
+      'knowledge memory entity entities node nodes relation relations observation ' +
+      'observations thought thoughts thinking sum echo number numbers environment logging ' +
+      'filesystem',
+  ),
+);
 /** ...and the open one. */
-const REMOTE = new Set([
-  'url',
-  'urls',
-  'http',
-  'https',
-  'web',
-  'website',
-  'websites',
-  'internet',
-  'network',
-  'remote',
-  'online',
-  'browser',
-  'download',
-  'downloads',
-  'email',
-  'emails',
-  'api',
-  'apis',
-  'cloud',
-  'github',
-  'webhook',
-  'webhooks',
-  'page',
-  'pages',
-  'external',
-]);
+const REMOTE = new Set(
+  wordList(
+    'url urls http https web website websites internet network remote online browser ' +
+      'download downloads email emails api apis cloud github webhook webhooks page pages ' +
+      'external',
+  ),
+);
 
 /** Words that may come before the verb of a clause: "this tool will create…". */
-const LEADING = new Set([
-  'this',
-  'tool',
-  'it',
-  'will',
-  'can',
-  'also',
-  'to',
-  'you',
-  'may',
-  'that',
-  'which',
-  'then',
-  'the',
-  'function',
-  'allows',
-  'lets',
-  'helps',
-  'used',
-  'use',
-  'be',
-  'is',
-  'a',
-  'an',
-  'simply',
-  'just',
-  'first',
-  'optionally',
-  'automatically',
-  'please',
-]);
+const LEADING = new Set(
+  wordList(
+    'this tool it will can also to you may that which then the function allows lets helps ' +
+      'used use be is a an simply just first optionally automatically please',
+  ),
+);
 
 /**
  * The verb each clause of a description starts with ("Creates a file, or overwrites it"):
