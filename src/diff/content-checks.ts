@@ -78,6 +78,10 @@ function excerptAround(text: string, rawIndex: number): string {
   return `${head}${visible.slice(start, start + EXCERPT)}${tail}`;
 }
 
+/**
+ * The visible text around a match: `at` is its offset in the normalized text, which is
+ * about as long as the original, so the same fraction of the way in is near enough.
+ */
 function excerptOf(text: string, at: number | null, normalizedLength: number): string {
   const visible = visibleText(text);
   if (visible.length <= EXCERPT) return visible;
