@@ -1,43 +1,42 @@
+import { codePointLabel, hiddenRuns, LONG_LINE_BREAKS } from '../diff/visible-text.js';
+
 /**
- * Server text split into what a reader sees and visible escapes (`[U+200B]`) for the code
- * points they would not: format characters (zero-width, bidi controls, Unicode tags),
- * private use, and control characters other than line breaks and tabs. A zero-width joiner
- * inside an emoji sequence is left alone, as in alerts (src/alerts/visible-text.ts). Text
- * is never dropped: a reviewer sees that something is there, and what. Pure.
+ * Server text split into what a reader sees and the visible escapes of what they would not
+ * (`⟦U+200B⟧`, `⟦64 × whitespace⟧`), so that the console can mark the escapes. The
+ * judgment of what is hidden is the diff's own (src/diff/visible-text.ts: the same one that
+ * reports hidden_characters and escapes text in alerts and on the terminal), and the
+ * escapes read as `visibleText` writes them. Nothing is dropped. Pure.
  */
 export interface Segment {
   text: string;
   hidden: boolean;
 }
 
-/* eslint-disable no-control-regex -- control characters are what is looked for */
-const HIDDEN = /^[\p{Cf}\p{Co}]$/u;
-const CONTROL = /^[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]$/u;
-const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
-const QUICK = /[\p{Cf}\p{Co}\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
-/* eslint-enable no-control-regex */
-
 export function visibleSegments(text: string): Segment[] {
-  if (!QUICK.test(text)) return [{ text, hidden: false }];
-  const points = [...text];
+  const runs = hiddenRuns(text);
+  if (runs.length === 0) return [{ text, hidden: false }];
   const segments: Segment[] = [];
-  let plain = '';
-  points.forEach((point, index) => {
-    const hidden =
-      CONTROL.test(point) ||
-      (HIDDEN.test(point) && !(point === '\u200d' && joinsEmoji(points, index)));
-    if (!hidden) {
-      plain += point;
-      return;
+  let at = 0;
+  for (const run of runs) {
+    if (run.start > at) segments.push({ text: text.slice(at, run.start), hidden: false });
+    if (run.class === 'long-whitespace') {
+      const breaks = run.codePoints.filter((code) => code === 0x0a).length;
+      segments.push({
+        text:
+          breaks >= LONG_LINE_BREAKS
+            ? `⟦${breaks} line breaks⟧`
+            : `⟦${run.codePoints.length} × whitespace⟧`,
+        hidden: true,
+      });
+    } else {
+      segments.push({
+        text: run.codePoints.map((code) => `⟦${codePointLabel(code)}⟧`).join(''),
+        hidden: true,
+      });
     }
-    if (plain !== '') segments.push({ text: plain, hidden: false });
-    plain = '';
-    const label = `[U+${point.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`;
-    const last = segments.at(-1);
-    if (last?.hidden) last.text += label;
-    else segments.push({ text: label, hidden: true });
-  });
-  if (plain !== '') segments.push({ text: plain, hidden: false });
+    at = run.end;
+  }
+  if (at < text.length) segments.push({ text: text.slice(at), hidden: false });
   return segments;
 }
 
@@ -46,12 +45,4 @@ export function visibleString(text: string): string {
   return visibleSegments(text)
     .map((segment) => segment.text)
     .join('');
-}
-
-function joinsEmoji(points: readonly string[], index: number): boolean {
-  const before = points[index - 1] === '\ufe0f' ? points[index - 2] : points[index - 1];
-  const after = points[index + 1];
-  return (
-    before !== undefined && after !== undefined && PICTOGRAPH.test(before) && PICTOGRAPH.test(after)
-  );
 }

@@ -284,3 +284,19 @@ export const observationsVersion = sql<string>`(select coalesce(max(${observatio
 export const baselinesVersion = sql<string>`(select concat_ws(':', count(*),
   sum(hashtext(concat_ws(':', ${baselines.serverId}, ${baselines.listingHash}, ${baselines.approvedAt}))))
   from ${baselines})`;
+
+/** `serverInfo.version` of the server's latest successful observation of a listing, if any. */
+export async function serverVersionOf(
+  db: Database,
+  serverId: number,
+  hash: string,
+): Promise<string | null> {
+  const [row] = await db
+    .select({ serverInfo: observations.serverInfo })
+    .from(observations)
+    .where(and(eq(observations.serverId, serverId), eq(observations.listingHash, hash)))
+    .orderBy(desc(observations.id))
+    .limit(1);
+  const version = row?.serverInfo?.['version'];
+  return typeof version === 'string' ? version : null;
+}

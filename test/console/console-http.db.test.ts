@@ -563,7 +563,7 @@ describe(`server text in the console (${backend})`, () => {
     const change = await (await get(`/changes/${ids.hostileChange}`, { cookie })).text();
     // The zero-width space is shown as its escape, marked; the added words as an insertion.
     expect(change).toContain(
-      '<span class="escape" title="a character readers do not see, shown as its code point">[U+200B]</span>',
+      '<span class="escape" title="a character readers do not see, shown as its code point">⟦U+200B⟧</span>',
     );
     expect(change).toMatch(/<ins>[^]*Now[^]*<\/ins>/);
   });

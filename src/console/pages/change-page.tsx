@@ -39,6 +39,43 @@ const FindingItem: FC<{ finding: Finding }> = ({ finding }) => {
       <p>
         <Shown text={finding.explanation} />
       </p>
+      {record?.content ? (
+        <dl class="fields content">
+          <dt>found in</dt>
+          <dd>
+            <code>
+              <Shown text={record.content.path} />
+            </code>
+            {record.content.location === 'key' ? ' (a property name)' : ''}
+          </dd>
+          <dt>the text</dt>
+          <dd>
+            <Shown text={record.content.excerpt} max={600} />
+          </dd>
+          {record.content.hidden ? (
+            <>
+              <dt>what a reader does not see</dt>
+              <dd>
+                <Shown text={record.content.hidden} max={600} />
+              </dd>
+            </>
+          ) : null}
+          {record.content.rules.length > 0 ? (
+            <>
+              <dt>why</dt>
+              <dd>
+                <ul class="plain">
+                  {record.content.rules.map((rule) => (
+                    <li>
+                      <Shown text={rule.reason} />
+                    </li>
+                  ))}
+                </ul>
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      ) : null}
       {record ? (
         <details>
           <summary>Interpretation record</summary>
@@ -62,6 +99,12 @@ const FindingItem: FC<{ finding: Finding }> = ({ finding }) => {
             <dt>severity</dt>
             <dd>
               base {record.severity.base}
+              {record.severity.basis ? (
+                <>
+                  {' '}
+                  (<Shown text={record.severity.basis} />)
+                </>
+              ) : null}
               {record.severity.escalations.length > 0
                 ? `, raised because ${record.severity.escalations.join('; ')}`
                 : ''}
