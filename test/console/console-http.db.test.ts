@@ -566,5 +566,16 @@ describe(`server text in the console (${backend})`, () => {
       '<span class="escape" title="a character readers do not see, shown as its code point">⟦U+200B⟧</span>',
     );
     expect(change).toMatch(/<ins>[^]*Now[^]*<\/ins>/);
+    // The diff's content check found the hidden character; the page says where, and shows it.
+    const review = (await (
+      await get(`/api/v1/changes/${ids.hostileChange}`, { authorization: `Bearer ${TOKEN}` })
+    ).json()) as {
+      groups: { findings: { kind: string; record: { content: { path: string } | null } }[] }[];
+    };
+    const hidden = review.groups
+      .flatMap((group) => group.findings)
+      .find((finding) => finding.kind === 'hidden_characters');
+    expect(hidden?.record.content?.path).toBe('description');
+    expect(change).toContain('<dt>found in</dt>');
   });
 });
