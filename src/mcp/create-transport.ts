@@ -6,6 +6,7 @@ import {
 import { DriftError } from '../errors.js';
 import { redactFromLogs } from '../log.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
+import { HttpGuard } from './http-guard.js';
 import { resolveReferences } from './resolve-references.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -15,6 +16,8 @@ export interface CreatedTransport {
   stdio?: StdioTransport;
   /** Set for Streamable HTTP: a 2025-era session is terminated (DELETE) on close. */
   streamableHttp?: StreamableHTTPClientTransport;
+  /** Set for http and sse: bounds what is read, and says why it dropped the connection. */
+  http?: HttpGuard;
   /** Names the server in error messages without secrets (no query string, no userinfo). */
   target: string;
 }
@@ -23,6 +26,11 @@ export interface TransportSettings {
   environment: EnvironmentMap;
   maxMessageBytes: number;
   closeGraceMs: number;
+  /**
+   * Change notifications taken off the wire before the SDK parses them (see http-guard.ts
+   * and StdioTransport): they never reach the client's notification handlers.
+   */
+  onToolsListChanged?: () => void;
 }
 
 /**
@@ -47,6 +55,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
       cwd: spec.cwd,
       maxMessageBytes: settings.maxMessageBytes,
       closeGraceMs: settings.closeGraceMs,
+      onToolsListChanged: settings.onToolsListChanged,
     });
     return {
       transport: stdio,
@@ -69,11 +78,21 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
   redactFromLogs(Object.values(headers));
   const target = `server "${spec.name}" (${url.origin}${url.pathname})`;
   const requestInit: RequestInit = { headers };
+  let transport: Transport | undefined;
+  const http = new HttpGuard({
+    maxMessageBytes: settings.maxMessageBytes,
+    onToolsListChanged: settings.onToolsListChanged,
+    // As over stdio: nothing after a message that broke the cap can be trusted.
+    onFatal: () => void transport?.close().catch(() => {}),
+  });
+  const options = { requestInit, fetch: http.fetch };
   if (spec.transport === 'sse') {
-    return { transport: new SSEClientTransport(url, { requestInit }), target };
+    transport = new SSEClientTransport(url, options);
+    return { transport, http, target };
   }
-  const streamableHttp = new StreamableHTTPClientTransport(url, { requestInit });
-  return { transport: streamableHttp, streamableHttp, target };
+  const streamableHttp = new StreamableHTTPClientTransport(url, options);
+  transport = streamableHttp;
+  return { transport, streamableHttp, http, target };
 }
 
 function parseUrl(spec: ConnectSpec): URL {

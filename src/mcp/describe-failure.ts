@@ -6,6 +6,7 @@ import {
   SseError,
 } from '@modelcontextprotocol/client';
 import { DriftError, isDriftError, type DriftErrorCode } from '../errors.js';
+import type { HttpGuard } from './http-guard.js';
 import type { StdioTransport } from './stdio-transport.js';
 
 /** What was going on when something failed, so the reason can say it. */
@@ -16,6 +17,8 @@ export interface FailureContext {
   target: string;
   timeoutMs: number;
   stdio?: StdioTransport;
+  /** http and sse: a response that broke the size cap explains what follows. */
+  http?: HttpGuard;
 }
 
 const STDERR_IN_REASON = 1000;
@@ -60,7 +63,7 @@ function classify(
   context: FailureContext,
 ): { code: DriftErrorCode; detail: string } {
   // The transport's own reason for dropping the connection beats "connection closed".
-  const fatal = context.stdio?.describeFatal();
+  const fatal = context.stdio?.describeFatal() ?? context.http?.fatal;
   if (fatal) return { code: 'REMOTE_PROTOCOL', detail: fatal };
   const network = networkFailure(error);
   if (network) return { code: 'REMOTE_UNREACHABLE', detail: network };

@@ -67,6 +67,8 @@ export interface McpSession {
   listTools(options?: { signal?: AbortSignal }): Promise<ToolListing>;
   /** The end of the stdio child's stderr ('' for HTTP). */
   stderr(): string;
+  /** Why the transport dropped the connection itself (a message over the size cap), if it did. */
+  describeFatal(): string | null;
   /** Closes the connection and, for stdio, ends the child. Idempotent; never throws. */
   close(): Promise<void>;
 }
@@ -130,16 +132,18 @@ async function connectInEra(
 ): Promise<McpSession> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const caps = { ...DEFAULT_LISTING_CAPS, ...options.caps };
+  const onToolsListChanged = options.onToolsListChanged;
   const created = createTransport(spec, {
     environment: options.env,
     // One page can be at most the whole listing, plus the JSON-RPC envelope.
     maxMessageBytes: caps.maxBytes + 64 * 1024,
     closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+    onToolsListChanged,
   });
   const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
     versionNegotiation: negotiationFor(era, timeoutMs),
   });
-  const onToolsListChanged = options.onToolsListChanged;
+  // The transports hand single notifications over themselves; a batch still comes this way.
   if (onToolsListChanged) {
     client.setNotificationHandler('notifications/tools/list_changed', () => onToolsListChanged());
   }
@@ -152,6 +156,7 @@ async function connectInEra(
       target: created.target,
       timeoutMs,
       stdio: created.stdio,
+      http: created.http,
     });
     await shutDown(client, created, timeoutMs);
     throw failure;
@@ -180,9 +185,10 @@ async function connectInEra(
         caps,
         timeoutMs,
         signal: listOptions?.signal,
-        failure: { target: created.target, stdio: created.stdio },
+        failure: { target: created.target, stdio: created.stdio, http: created.http },
       }),
     stderr: () => created.stdio?.stderrText() ?? '',
+    describeFatal: () => created.stdio?.describeFatal() ?? created.http?.fatal ?? null,
     close: () => (closing ??= shutDown(client, created, timeoutMs)),
   };
 }

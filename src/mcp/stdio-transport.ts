@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { isListChangedMessage } from './http-guard.js';
 import { TextTail } from './text-tail.js';
 
 export interface StdioTransportOptions {
@@ -18,7 +19,15 @@ export interface StdioTransportOptions {
   maxMessageBytes: number;
   /** How long a child gets to exit after its stdin closes before it is signalled. */
   closeGraceMs: number;
+  /**
+   * Each `notifications/tools/list_changed` line, handed over instead of to the SDK, which
+   * validates every message twice: a server sending 20,000 a second stalled the service.
+   */
+  onToolsListChanged?: () => void;
 }
+
+/** A change notification is a short line; longer ones go the SDK's way. */
+const NOTIFICATION_MAX_CHARS = 512;
 
 const STDERR_TAIL_CHARS = 4096;
 const STRAY_LINE_SAMPLES = 3;
@@ -171,6 +180,10 @@ export class StdioTransport implements Transport {
 
   private handleLine(line: string): void {
     if (line.trim() === '') return;
+    if (line.length <= NOTIFICATION_MAX_CHARS && isListChangedMessage(line)) {
+      this.options.onToolsListChanged?.();
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
