@@ -55,6 +55,10 @@ export class StdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> = Promise.resolve();
+  /** Resolves once the child has exited and its pipes are closed (stderr read to the end). */
+  private gone: Promise<void> = Promise.resolve();
+  /** The child closed its end of a pipe (or wrote EOF): it is exiting, or has exited. */
+  private pipeClosed = false;
   private closing: Promise<void> | undefined;
   private closeReported = false;
   private partial: Buffer[] = [];
@@ -97,6 +101,14 @@ export class StdioTransport implements Transport {
         if (child.pid === undefined) resolve();
       });
     });
+    this.gone = new Promise((resolve) => {
+      child.once('close', () => resolve());
+      child.once('error', () => {
+        if (child.pid === undefined) resolve();
+      });
+    });
+    child.stdout?.once('end', () => (this.pipeClosed = true));
+    child.stdin?.once('close', () => (this.pipeClosed = true));
     child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrTail.append(chunk));
     // EPIPE when the child is gone: the close path reports that, not this.
@@ -124,6 +136,17 @@ export class StdioTransport implements Transport {
   close(): Promise<void> {
     this.closing ??= this.terminate();
     return this.closing;
+  }
+
+  /**
+   * Waits up to `ms` for a child that is going (it exited, or closed a pipe) to be gone
+   * with its stderr read to the end; returns at once for one that is still running (a hung
+   * server stays hung) or never started. A write can fail on a closed pipe before the exit
+   * is seen: describing the failure then lost the exit code and the last words on stderr.
+   */
+  async settleExit(ms: number): Promise<void> {
+    if (!this.child || (!this.pipeClosed && !this.exitStatus)) return;
+    await settlesWithin(this.gone, ms);
   }
 
   /** Why this transport dropped the connection itself, if it did. */

@@ -77,7 +77,10 @@ describe(`text the database refuses (${backend})`, () => {
     );
     tools.push({ name: `odd\ud800name`, description: NASTY, inputSchema: { type: 'object' } });
     const serverInfo = { name: `memory\u0000server`, version: '\udfff' };
-    const capabilities = { tools: { listChanged: true }, experimental: { [`k\u0000`]: { note: NASTY } } };
+    const capabilities = {
+      tools: { listChanged: true },
+      experimental: { [`k\u0000`]: { note: NASTY } },
+    };
     const result: ProbeSuccess = listed(tools, { serverInfo, capabilities, cacheScope: NASTY });
 
     const recorded = await observe(server, result);

@@ -27,7 +27,10 @@ interface LogLine {
 /** A held session whose log lines are kept, to read its decisions (not its timing) from. */
 function hold(spec: ConnectSpec, recorder: Recorder, options: Partial<HeldSessionOptions> = {}) {
   const lines: LogLine[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line)) },
+  );
   const held = new HeldSession(
     { spec, env: {}, logger, ...TIMING, backoff: { initialMs: 40, maxMs: 60_000 }, ...options },
     recorder,
@@ -42,7 +45,9 @@ function hold(spec: ConnectSpec, recorder: Recorder, options: Partial<HeldSessio
 /** Equal jitter: retry k waits between half and all of initialMs · 2^k. */
 function expectDoubling(waits: number[], initialMs: number): void {
   waits.forEach((wait, k) => {
-    expect(wait, `retry ${k} of ${JSON.stringify(waits)}`).toBeGreaterThanOrEqual((initialMs * 2 ** k) / 2);
+    expect(wait, `retry ${k} of ${JSON.stringify(waits)}`).toBeGreaterThanOrEqual(
+      (initialMs * 2 ** k) / 2,
+    );
     expect(wait, `retry ${k} of ${JSON.stringify(waits)}`).toBeLessThanOrEqual(initialMs * 2 ** k);
   });
 }
