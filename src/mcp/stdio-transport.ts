@@ -109,6 +109,8 @@ export class StdioTransport implements Transport {
     });
     child.stdout?.once('end', () => (this.pipeClosed = true));
     child.stdin?.once('close', () => (this.pipeClosed = true));
+    // EPIPE: the write met a pipe the child closed, maybe before 'close' is seen.
+    child.stdin?.once('error', () => (this.pipeClosed = true));
     child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrTail.append(chunk));
     // EPIPE when the child is gone: the close path reports that, not this.
