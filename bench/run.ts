@@ -2,6 +2,7 @@
 // never in the test suite. Add a bench by adding its function to the list.
 import { runAlertsBench } from './alerts.bench.js';
 import { runDiffBench } from './diff.bench.js';
+import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
 
@@ -10,6 +11,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['record', runRecordBench],
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
+  ['hostile', runHostileBench],
 ];
 
 const only = process.argv.slice(2);
