@@ -6,7 +6,11 @@
 // by side. Run alone with `npm run bench -- hostile`.
 //
 // Settings (environment): BENCH_HOSTILE_DB=pglite|postgres (default pglite),
-// BENCH_HOSTILE_SECONDS (60: the measured window of each run).
+// BENCH_HOSTILE_SECONDS (60: the measured window of each run), BENCH_HOSTILE_SERVE_NODE_ARGS
+// (node flags for serve, space-separated, e.g. --trace-gc), BENCH_HOSTILE_KEEP_LOG (a directory: serve's
+// logs are copied there as serve-alone.log and serve-hostile.log).
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { observations, servers } from '../src/db/schema.js';
@@ -72,7 +76,8 @@ async function runOnce(
   const database = await BenchDatabase.create(backend, [...healthy, ...hostileUrls]);
   let serve: ServeProcess | undefined;
   try {
-    serve = ServeProcess.start(database, { LOG_LEVEL: 'info', HTTP_PORT: '0' });
+    const nodeArgs = (process.env.BENCH_HOSTILE_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    serve = ServeProcess.start(database, { LOG_LEVEL: 'info', HTTP_PORT: '0' }, nodeArgs);
     await database.reopen(serve, 60_000);
     const running = serve;
     const db = database.db;
@@ -187,6 +192,10 @@ async function runOnce(
   } finally {
     await database.close().catch(() => {});
     await serve?.stop().catch(() => {});
+    const keep = process.env.BENCH_HOSTILE_KEEP_LOG;
+    if (keep && serve) {
+      copyFileSync(serve.logFile, path.join(keep, `serve-${hostile ? 'hostile' : 'alone'}.log`));
+    }
     await database.drop().catch((error: unknown) => console.error('could not drop:', error));
   }
 }
@@ -259,6 +268,13 @@ function print(baseline: RunFigures, hostile: RunFigures): void {
       ms(Math.max(...hostile.healthz)),
       ratio(Math.max(...hostile.healthz), Math.max(...baseline.healthz)),
       `≤ ${ms(TARGET_HEALTHZ_MS)}`,
+    ],
+    [
+      '  requests over 100 ms',
+      String(baseline.healthz.filter((value) => value > TARGET_HEALTHZ_MS).length),
+      String(hostile.healthz.filter((value) => value > TARGET_HEALTHZ_MS).length),
+      '',
+      '0',
     ],
     [
       '  requests, of which failed',
