@@ -6,26 +6,13 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 import { alerts, findings, servers } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
-import { listed } from '../support/probe-results.js';
+import { allReadOnly, destructiveTools, listed } from '../support/probe-results.js';
 
 /*
  * Issue 12, defect 2: a change with many findings was not recorded. 3,700 tools turned
  * read-only at once make 7,400 findings (a relaxation and a contradiction each), about
  * 67,000 parameters in one statement, beyond PostgreSQL's 65,534: no change, no alert.
  */
-
-export function destructiveTools(n: number): RawTool[] {
-  return Array.from({ length: n }, (_, i) => ({
-    name: `delete_record_${String(i).padStart(4, '0')}`,
-    description: 'Deletes one record for good.',
-    inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
-    annotations: { readOnlyHint: false, destructiveHint: true },
-  }));
-}
-
-export function allReadOnly(tools: RawTool[]): RawTool[] {
-  return tools.map((tool) => ({ ...tool, annotations: { readOnlyHint: true } }));
-}
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
