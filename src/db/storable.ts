@@ -20,9 +20,11 @@ import { customType } from 'drizzle-orm/pg-core';
 const SUB = '\u001a';
 const SUB_CODE = 0x1a;
 
+/* eslint-disable no-control-regex -- matching NUL and SUB is the point here */
 /** A NUL, a SUB, or a surrogate that is not half of a pair: what needs escaping. */
 const UNSTORABLE =
   /[\u0000\u001a]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/* eslint-enable no-control-regex */
 
 export function toStorableText(text: string): string {
   if (!UNSTORABLE.test(text)) return text;

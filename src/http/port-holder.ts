@@ -66,6 +66,7 @@ function commandOf(pid: string): string {
   try {
     const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
     // One line, short: it ends up in an error message.
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
     const clean = line.replace(/[\u0000-\u001f\u007f]/g, ' ');
     return clean.length > 120 ? `${clean.slice(0, 120)}…` : clean || 'unknown command';
   } catch {

@@ -217,6 +217,7 @@ function serverText(error: SdkHttpError): string {
       ? data.text
       : '';
   const text = (raw.trimStart().startsWith('<') ? raw.replace(/<[^>]*>/g, ' ') : raw)
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
     .replace(/[\u0000-\u001f\u007f]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();

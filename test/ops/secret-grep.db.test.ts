@@ -7,12 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
-import {
-  controlFixture,
-  fixturePath,
-  startHttpFixture,
-  type HttpFixture,
-} from '../support/mcp-fixtures.js';
+import { startHttpFixture, type HttpFixture } from '../support/mcp-fixtures.js';
 import { startServe, type RunningServe } from '../support/serve.js';
 import { waitUntil } from '../support/wait.js';
 
