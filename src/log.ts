@@ -33,6 +33,7 @@ const secrets = new Set<string>();
  * Makes every later log line of this process mask these values wherever they appear:
  * in an error message, a server's stderr quoted in a reason, a failed query's parameters.
  * Field-based redaction cannot reach those, and a server may echo its credentials back.
+ * Reasons are masked with the same values before they are stored (scrubSecrets).
  */
 export function redactFromLogs(values: Iterable<string | undefined>): void {
   for (const value of values) {
