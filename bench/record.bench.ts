@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { AlertPolicy } from '../src/alerts/alert-policy.js';
+import { emailOnlyPolicy } from '../src/alerts/alert-policy.js';
 import { recordObservation } from '../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 import { observations, servers, type ServerRow } from '../src/db/schema.js';
@@ -24,7 +24,7 @@ import { listed } from '../test/support/probe-results.js';
 
 const COUNT = Number(process.env.BENCH_RECORD_COUNT ?? 1000);
 const ROUNDS = 3;
-const policy: AlertPolicy = { minSeverity: 'medium', recipients: [], digestSeconds: 0 };
+const policy = emailOnlyPolicy([]);
 /** A real listing (the filesystem server's 14 tools), as a probe returns it. */
 const tools: RawTool[] = JSON.parse(
   readFileSync('test/fixtures/listings/filesystem.json', 'utf8'),

@@ -1,6 +1,7 @@
 // Benchmarks, run by hand (`npm run bench`, or `npm run bench -- diff` for some of them),
 // never in the test suite. Add a bench by adding its function to the list.
 import { runAlertsBench } from './alerts.bench.js';
+import { runCliBench } from './cli.bench.js';
 import { runDiffBench } from './diff.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
@@ -11,6 +12,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['record', runRecordBench],
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
+  ['cli', runCliBench],
   ['hostile', runHostileBench],
 ];
 

@@ -1,182 +1,214 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { alerts, servers } from '../db/schema.js';
+import { alerts, deliveries, servers, type AlertRow, type DeliveryRow } from '../db/schema.js';
 import { DriftError } from '../errors.js';
-import type { AlertDecision } from './alert-policy.js';
+import type { AlertDecision, Destination } from './alert-policy.js';
 
-export type AlertRow = typeof alerts.$inferSelect;
-export type AlertStatus = AlertRow['status'];
-export const ALERT_STATUSES: readonly AlertStatus[] = ['pending', 'sent', 'failed', 'acknowledged'];
+export type { AlertRow, DeliveryRow };
 
 /**
- * Puts a change's alert in the outbox; the caller runs this in the change's own
- * transaction, so a change is never recorded without its alert (design §9).
+ * An alert's status is derived from its deliveries: `undeliverable` when it has none
+ * (nobody to tell when it was queued), `pending` while any is, `failed` when any failed
+ * for good, `sent` when every one was delivered; `acknowledged` above all of these.
+ */
+export const ALERT_STATUSES = [
+  'pending',
+  'sent',
+  'failed',
+  'undeliverable',
+  'acknowledged',
+] as const;
+export type AlertStatus = (typeof ALERT_STATUSES)[number];
+
+const deliveryExists = (status?: DeliveryRow['status']) =>
+  status === undefined
+    ? sql`exists (select 1 from ${deliveries} where ${deliveries.alertId} = ${alerts.id})`
+    : // A literal, not a parameter: the expression must read the same in GROUP BY.
+      sql`exists (select 1 from ${deliveries} where ${deliveries.alertId} = ${alerts.id} and ${deliveries.status} = ${sql.raw(`'${status}'`)})`;
+
+/** The one definition of an alert's status, for listing, filtering and metrics alike. */
+export const alertStatus = sql<AlertStatus>`case
+  when ${alerts.acknowledgedAt} is not null then 'acknowledged'
+  when not ${deliveryExists()} then 'undeliverable'
+  when ${deliveryExists('pending')} then 'pending'
+  when ${deliveryExists('failed')} then 'failed'
+  else 'sent' end`;
+
+export interface QueuedAlert {
+  alert: AlertRow;
+  deliveries: DeliveryRow[];
+}
+
+/**
+ * Puts a change's alert and its deliveries in the outbox; the caller runs this in the
+ * change's own transaction, so a change is never recorded without its alert (design §9).
  *
- * Digests: the first alert of a server waits out the digest window; an alert arriving
- * while such a first alert is still unsent joins it (`digest_of`), and the two go out as
- * one message. The `for update` lock on that first alert orders this against the
- * dispatcher claiming it: once claimed (attempts > 0) nothing more joins, so no alert
- * can join a message that has already been rendered.
+ * Digests, per channel and destination: a server's first delivery to a destination waits
+ * out the digest window; a delivery arriving while such a first one is still unsent joins
+ * it (`digest_of`), and they go out as one message. The `for update` lock on the first
+ * deliveries orders this against the dispatcher claiming them: once claimed (attempts > 0)
+ * nothing more joins, so nothing joins a message that has already been rendered.
  */
 export async function enqueueAlert(
   tx: Database,
-  alert: AlertDecision & { serverId: number; changeId: number; digestSeconds: number },
-): Promise<AlertRow> {
-  const [head] =
-    alert.digestSeconds > 0
-      ? await tx
-          .select({ id: alerts.id })
-          .from(alerts)
-          .where(
-            and(
-              eq(alerts.serverId, alert.serverId),
-              isNull(alerts.digestOf),
-              eq(alerts.status, 'pending'),
-              eq(alerts.attempts, 0),
-              gt(alerts.nextAttemptAt, sql`now()`),
-            ),
-          )
-          .orderBy(desc(alerts.id))
-          .limit(1)
-          .for('update')
-      : [];
-  const [row] = await tx
+  input: AlertDecision & { serverId: number; changeId: number; digestSeconds: number },
+): Promise<QueuedAlert> {
+  const [alert] = await tx
     .insert(alerts)
-    .values({
-      serverId: alert.serverId,
-      changeId: alert.changeId,
-      severity: alert.severity,
-      recipients: alert.recipients,
-      messageId: `<${randomUUID()}@mcp-drift>`,
-      digestOf: head?.id ?? null,
-      nextAttemptAt: head ? sql`now()` : sql`now() + make_interval(secs => ${alert.digestSeconds})`,
-    })
+    .values({ serverId: input.serverId, changeId: input.changeId, severity: input.severity })
     .returning();
-  return row!;
+  if (input.destinations.length === 0) return { alert: alert!, deliveries: [] };
+  const heads = input.digestSeconds > 0 ? await openDigests(tx, input.serverId) : new Map();
+  const rows = await tx
+    .insert(deliveries)
+    .values(
+      input.destinations.map((target) => {
+        const head = heads.get(destinationKey(target));
+        return {
+          alertId: alert!.id,
+          serverId: input.serverId,
+          channel: target.channel,
+          destination: target.destination,
+          key: randomUUID(),
+          digestOf: head ?? null,
+          nextAttemptAt:
+            head !== undefined
+              ? sql`now()`
+              : sql`now() + make_interval(secs => ${input.digestSeconds})`,
+        };
+      }),
+    )
+    .returning();
+  return { alert: alert!, deliveries: rows };
 }
 
-/**
- * Takes up to `limit` alerts that are due, for one dispatcher. Claiming counts an attempt
- * and pushes the alert's next attempt `leaseSeconds` ahead, so that another worker's
- * dispatcher (skipping the rows locked here) resends it only if this one dies before
- * recording the outcome. Digest members are sent with their first alert, never alone.
- */
-export async function claimDueAlerts(
-  db: Database,
-  options: { limit: number; leaseSeconds: number },
-): Promise<AlertRow[]> {
-  return db.transaction(async (tx) => {
-    const due = await tx
-      .select({ id: alerts.id })
-      .from(alerts)
-      .where(
-        and(
-          eq(alerts.status, 'pending'),
-          isNull(alerts.digestOf),
-          lte(alerts.nextAttemptAt, sql`now()`),
-        ),
-      )
-      .orderBy(asc(alerts.nextAttemptAt), asc(alerts.id))
-      .limit(options.limit)
-      .for('update', { skipLocked: true });
-    if (due.length === 0) return [];
-    return tx
-      .update(alerts)
-      .set({
-        attempts: sql`${alerts.attempts} + 1`,
-        nextAttemptAt: sql`now() + make_interval(secs => ${options.leaseSeconds})`,
-      })
-      .where(
-        inArray(
-          alerts.id,
-          due.map((row) => row.id),
-        ),
-      )
-      .returning();
-  });
+const destinationKey = (target: Destination) => `${target.channel} ${target.destination}`;
+
+/** The server's first deliveries still waiting out their digest window, by destination. */
+async function openDigests(tx: Database, serverId: number): Promise<Map<string, number>> {
+  const rows = await tx
+    .select({
+      id: deliveries.id,
+      channel: deliveries.channel,
+      destination: deliveries.destination,
+    })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.serverId, serverId),
+        eq(deliveries.status, 'pending'),
+        isNull(deliveries.digestOf),
+        eq(deliveries.attempts, 0),
+        sql`${deliveries.nextAttemptAt} > now()`,
+      ),
+    )
+    .orderBy(deliveries.id)
+    .for('update');
+  // Ordered by id, so the latest open digest of a destination wins.
+  return new Map(rows.map((row) => [destinationKey(row), row.id]));
 }
 
-/** The alerts that joined these first alerts' digests, oldest first. */
-export async function digestMembers(db: Database, headIds: number[]): Promise<AlertRow[]> {
-  if (headIds.length === 0) return [];
+/** These alerts, in no particular order; unknown ids are skipped. */
+export async function alertsWithIds(db: Database, ids: readonly number[]): Promise<AlertRow[]> {
+  if (ids.length === 0) return [];
   return db
     .select()
     .from(alerts)
-    .where(and(inArray(alerts.digestOf, headIds), eq(alerts.status, 'pending')))
-    .orderBy(asc(alerts.id));
-}
-
-/** An alert and the members of its digest: the rows one message stands for. */
-const messageRows = (headId: number) =>
-  and(or(eq(alerts.id, headId), eq(alerts.digestOf, headId)), eq(alerts.status, 'pending'));
-
-export async function markSent(db: Database, headId: number): Promise<void> {
-  await db
-    .update(alerts)
-    .set({ status: 'sent', sentAt: sql`now()`, lastError: null })
-    .where(messageRows(headId));
-}
-
-export async function markRetry(
-  db: Database,
-  headId: number,
-  error: string,
-  delayMs: number,
-): Promise<void> {
-  await db
-    .update(alerts)
-    .set({
-      lastError: error,
-      nextAttemptAt: sql`now() + make_interval(secs => ${delayMs / 1000})`,
-    })
-    .where(and(eq(alerts.id, headId), eq(alerts.status, 'pending')));
-}
-
-export async function markFailed(db: Database, headId: number, error: string): Promise<void> {
-  await db.update(alerts).set({ status: 'failed', lastError: error }).where(messageRows(headId));
+    .where(inArray(alerts.id, [...new Set(ids)]));
 }
 
 export interface AlertSummary extends AlertRow {
   server: string;
+  status: AlertStatus;
+  deliveries: DeliveryRow[];
 }
 
+/** The outbox, newest first, each alert with its deliveries (oldest first). */
 export async function listAlerts(
   db: Database,
-  options: { status?: AlertStatus; limit: number },
+  options: { status?: AlertStatus; limit: number; ids?: number[] },
 ): Promise<AlertSummary[]> {
   const rows = await db
-    .select({ alert: alerts, server: servers.name })
+    .select({ alert: alerts, server: servers.name, status: alertStatus })
     .from(alerts)
     .innerJoin(servers, eq(servers.id, alerts.serverId))
-    .where(options.status ? eq(alerts.status, options.status) : undefined)
+    .where(
+      and(
+        options.status ? sql`${alertStatus} = ${options.status}` : undefined,
+        options.ids ? inArray(alerts.id, options.ids) : undefined,
+      ),
+    )
     .orderBy(desc(alerts.id))
     .limit(options.limit);
-  return rows.map((row) => ({ ...row.alert, server: row.server }));
+  if (rows.length === 0) return [];
+  const deliveryRows = await db
+    .select()
+    .from(deliveries)
+    .where(
+      inArray(
+        deliveries.alertId,
+        rows.map((row) => row.alert.id),
+      ),
+    )
+    .orderBy(deliveries.id);
+  return rows.map((row) => ({
+    ...row.alert,
+    server: row.server,
+    status: row.status,
+    deliveries: deliveryRows.filter((delivery) => delivery.alertId === row.alert.id),
+  }));
 }
 
-/**
- * Marks an alert as seen by an operator; an alert that was not sent yet will not be.
- * Acknowledging the first alert of a digest acknowledges the whole message.
- * Returns the rows acknowledged now (none when they already were).
- */
-export async function acknowledgeAlert(db: Database, id: number): Promise<AlertRow[]> {
-  const [alert] = await db.select().from(alerts).where(eq(alerts.id, id));
-  if (!alert)
+export async function getAlert(db: Database, id: number): Promise<AlertSummary> {
+  const [alert] = await listAlerts(db, { ids: [id], limit: 1 });
+  if (!alert) {
     throw new DriftError(
       'NOT_FOUND',
       `no alert with id ${id}; \`mcp-drift alerts list\` lists them`,
     );
-  return db
-    .update(alerts)
-    .set({ status: 'acknowledged', acknowledgedAt: sql`now()` })
-    .where(
-      and(
-        alert.digestOf === null
-          ? or(eq(alerts.id, id), eq(alerts.digestOf, id))
-          : eq(alerts.id, id),
-        inArray(alerts.status, ['pending', 'sent', 'failed']),
-      ),
-    )
-    .returning();
+  }
+  return alert;
+}
+
+/**
+ * Marks an alert as seen by an operator; what was not delivered yet will not be (its
+ * pending deliveries are cancelled). Acknowledging an alert whose deliveries carry a
+ * digest acknowledges the alerts that joined those messages too.
+ * Returns the alerts acknowledged now (none when they already were).
+ */
+export async function acknowledgeAlert(db: Database, id: number): Promise<AlertRow[]> {
+  await getAlert(db, id);
+  return db.transaction(async (tx) => {
+    const members = await tx
+      .selectDistinct({ alertId: deliveries.alertId })
+      .from(deliveries)
+      .where(
+        inArray(
+          deliveries.digestOf,
+          tx.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.alertId, id)),
+        ),
+      );
+    const ids = [id, ...members.map((row) => row.alertId)];
+    const acknowledged = await tx
+      .update(alerts)
+      .set({ acknowledgedAt: sql`now()` })
+      .where(and(inArray(alerts.id, ids), isNull(alerts.acknowledgedAt)))
+      .returning();
+    if (acknowledged.length > 0) {
+      await tx
+        .update(deliveries)
+        .set({ status: 'cancelled' })
+        .where(
+          and(
+            inArray(
+              deliveries.alertId,
+              acknowledged.map((row) => row.id),
+            ),
+            eq(deliveries.status, 'pending'),
+          ),
+        );
+    }
+    return acknowledged.sort((a, b) => a.id - b.id);
+  });
 }

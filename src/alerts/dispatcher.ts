@@ -1,24 +1,25 @@
 import { backoffDelay, sleep } from '../watch/backoff.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
-import { claimDueAlerts, markFailed, markRetry, markSent } from './alerts-repo.js';
-import { loadAlertMessages, type AlertMessageParts } from './load-alert-messages.js';
-import { SendFailure, type MailSender } from './mail-sender.js';
-import { renderAlert } from './render-alert.js';
+import type { Channel } from './channel.js';
+import { shownDestination } from './alert-url.js';
+import { claimDueDeliveries, markFailed, markRetry } from './deliveries-repo.js';
+import { DeliveredBatcher } from './delivered-batcher.js';
+import { asDeliveryFailure } from './delivery-failure.js';
+import { loadDeliveryMessages, type DeliveryMessage } from './load-delivery-messages.js';
 
 export interface DispatcherOptions {
-  from: string;
-  /** Tries per message before it is marked failed. */
+  /** Tries per delivery before it is marked failed. */
   maxAttempts: number;
   /** The first retry's wait; doubled per attempt up to retryMaxMs, with jitter. */
   retryBaseMs: number;
   retryMaxMs: number;
   /** How often the outbox is looked at when it is empty. */
   pollMs: number;
-  /** Messages claimed (and sent concurrently) per round. */
+  /** Deliveries in flight at once, per channel. */
   batchSize: number;
   /**
-   * A claimed message is not claimed again for this long: another worker resends it only
+   * A claimed delivery is not claimed again for this long: another worker resends it only
    * when this one died between claiming and recording the outcome.
    */
   leaseSeconds: number;
@@ -31,30 +32,34 @@ export const DEFAULT_DISPATCHER_OPTIONS = {
   leaseSeconds: 120,
 } satisfies Partial<DispatcherOptions>;
 
-/** Stopping waits this long for messages in flight; the lease covers any it abandons. */
+/** Stopping waits this long for sends in flight; the claim covers any it abandons. */
 const STOP_GRACE_MS = 3000;
 
 /**
- * Sends the outbox (design §9). Every `serve` runs one; on a shared PostgreSQL they split
- * the work through row locks and leases (claimDueAlerts). An alert leaves the outbox as
- * sent, or as failed after `maxAttempts` tries or a permanent refusal, never silently.
+ * Sends one channel's deliveries (design §9). Every `serve` runs one per channel, so a
+ * channel that is down or slow holds up only its own deliveries; on a shared PostgreSQL
+ * the dispatchers split the work through row locks and claims (claimDueDeliveries). A
+ * delivery leaves the outbox as delivered, or as failed after `maxAttempts` tries or a
+ * permanent refusal, never silently.
  */
-export class AlertDispatcher {
+export class ChannelDispatcher {
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
+  private readonly delivered: DeliveredBatcher;
 
   constructor(
     private readonly deps: {
       db: Database;
-      sender: MailSender;
+      channel: Channel;
       logger: Logger;
       options: DispatcherOptions;
     },
-  ) {}
+  ) {
+    this.delivered = new DeliveredBatcher(deps.db);
+  }
 
-  /** Where messages go (the SMTP server or the outbox directory), for the start-up log line. */
-  get destination(): string {
-    return this.deps.sender.destination;
+  get channel(): Channel {
+    return this.deps.channel;
   }
 
   start(): void {
@@ -66,26 +71,30 @@ export class AlertDispatcher {
     if (this.loop) {
       await Promise.race([this.loop, sleep(STOP_GRACE_MS, new AbortController().signal)]);
     }
-    await this.deps.sender.close();
+    await this.deps.channel.close();
   }
 
-  /** One round: claims the due messages and sends them all. Returns how many it handled. */
+  /** One round: claims the due deliveries and sends them all. Returns how many it handled. */
   async dispatchDue(): Promise<number> {
     const messages = await this.claim(this.deps.options.batchSize);
-    await Promise.all(messages.map((parts) => this.deliver(parts)));
+    await Promise.all(messages.map((message) => this.deliver(message)));
     return messages.length;
   }
 
-  private async claim(limit: number): Promise<AlertMessageParts[]> {
-    const { db, options } = this.deps;
-    const heads = await claimDueAlerts(db, { limit, leaseSeconds: options.leaseSeconds });
-    return loadAlertMessages(db, heads);
+  private async claim(limit: number): Promise<DeliveryMessage[]> {
+    const { db, options, channel } = this.deps;
+    const heads = await claimDueDeliveries(db, {
+      channel: channel.name,
+      limit,
+      leaseSeconds: options.leaseSeconds,
+    });
+    return loadDeliveryMessages(db, heads);
   }
 
   /**
-   * Keeps up to `batchSize` messages in flight, refilled while others are still sending:
-   * a slow message does not hold back the ones claimed with it, and the SMTP pool stays
-   * busy while a backlog drains.
+   * Keeps up to `batchSize` deliveries in flight, refilled while others are still sending:
+   * a slow destination does not hold back the deliveries claimed with it, and the SMTP
+   * pool stays busy while a backlog drains.
    */
   private async run(): Promise<void> {
     const { options, logger } = this.deps;
@@ -99,19 +108,22 @@ export class AlertDispatcher {
           const messages = await this.claim(room);
           claimed = messages.length;
           failures = 0;
-          for (const parts of messages) {
-            const sending: Promise<void> = this.deliver(parts)
+          for (const message of messages) {
+            const sending: Promise<void> = this.deliver(message)
               .catch((error: unknown) => {
-                // Recording the outcome failed (the database went away): the lease
-                // brings the alert back, so this is worth a warning, not a crash.
-                logger.warn({ err: error, alert: parts.head.id }, 'alert outcome not recorded');
+                // Recording the outcome failed (the database went away): the claim
+                // brings the delivery back, so this is worth a warning, not a crash.
+                logger.warn(
+                  { err: error, delivery: message.head.id },
+                  'delivery outcome not recorded',
+                );
               })
               .finally(() => inFlight.delete(sending));
             inFlight.add(sending);
           }
         } catch (error) {
-          // The database is unreachable or a query failed: claimed alerts stay leased and
-          // are retried when their lease ends, so waiting and trying again loses nothing.
+          // The database is unreachable or a query failed: claimed deliveries stay
+          // claimed and come back when their claim ends, so waiting loses nothing.
           failures++;
           logger.warn({ err: error, failures }, 'alert dispatch round failed');
         }
@@ -132,69 +144,80 @@ export class AlertDispatcher {
     await Promise.allSettled(inFlight);
   }
 
-  private async deliver(parts: AlertMessageParts): Promise<void> {
-    const { db, sender, logger, options } = this.deps;
-    const { head } = parts;
+  private async deliver(message: DeliveryMessage): Promise<void> {
+    const { db, channel, logger, options } = this.deps;
+    const { head } = message;
     const log = logger.child({
-      server: parts.server.name,
-      alert: head.id,
-      changes: parts.changes.map((entry) => entry.change.id),
+      server: message.server.name,
+      channel: channel.name,
+      to: shownDestination(channel.name, head.destination),
+      delivery: head.id,
+      alerts: message.alerts.map((alert) => alert.id),
     });
-    let failure: SendFailure | undefined;
+    let failure;
     try {
-      const message = renderAlert({
-        server: { name: parts.server.name, trust: parts.server.trust },
-        alertId: head.id,
-        changes: parts.changes,
-      });
-      await sender.send({
-        alertId: head.id,
-        messageId: head.messageId,
-        from: options.from,
-        to: parts.recipients,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        date: head.createdAt,
-        headers: {
-          'X-MCP-Drift-Server': parts.server.name,
-          'X-MCP-Drift-Severity': parts.severity,
-          'X-MCP-Drift-Alert': String(head.id),
-          'X-MCP-Drift-Changes': parts.changes.map((entry) => entry.change.id).join(','),
-        },
-      });
+      await channel.send(message);
     } catch (error) {
-      failure =
-        error instanceof SendFailure
-          ? error
-          : new SendFailure(error instanceof Error ? error.message : String(error), false, {
-              cause: error,
-            });
+      failure = asDeliveryFailure(error);
     }
     // Recording the outcome is outside the try: a database error here is not a failed
-    // send. If it is lost, the lease expires and the message goes out again under the
-    // same Message-ID, which mail clients show once.
+    // send. If it is lost, the claim runs out and the message goes out again with the
+    // same key (Message-ID, X-Mcp-Drift-Delivery), which receivers can recognise.
     if (!failure) {
-      await markSent(db, head.id);
-      log.info(
-        { severity: parts.severity, to: parts.recipients, attempt: head.attempts },
-        'alert sent',
-      );
+      await this.delivered.submit(head.id);
+      log.info({ severity: message.severity, attempt: head.attempts }, 'alert delivered');
       return;
     }
     if (failure.permanent || head.attempts >= options.maxAttempts) {
       await markFailed(db, head.id, failure.message);
-      log.error({ attempts: head.attempts, reason: failure.message }, 'alert failed for good');
+      log.error(
+        { attempts: head.attempts, reason: failure.message },
+        'alert delivery failed for good',
+      );
       return;
     }
-    const delayMs = backoffDelay(head.attempts - 1, {
+    const backoff = backoffDelay(head.attempts - 1, {
       initialMs: options.retryBaseMs,
       maxMs: options.retryMaxMs,
     });
+    // The destination's own word on when to come back wins over our guess, within reason.
+    const delayMs =
+      failure.retryAfterMs === null ? backoff : Math.min(failure.retryAfterMs, options.retryMaxMs);
     await markRetry(db, head.id, failure.message, delayMs);
     log.warn(
       { attempts: head.attempts, retryInMs: delayMs, reason: failure.message },
-      'alert not sent; will retry',
+      'alert not delivered; will retry',
     );
+  }
+}
+
+/** The service's dispatchers, one per channel: started and stopped together. */
+export class AlertDispatcher {
+  constructor(readonly dispatchers: ChannelDispatcher[]) {}
+
+  /** For the start-up log line: how each channel sends. */
+  get destination(): Record<string, string> {
+    return Object.fromEntries(
+      this.dispatchers.map((dispatcher) => [
+        dispatcher.channel.name,
+        dispatcher.channel.description,
+      ]),
+    );
+  }
+
+  start(): void {
+    for (const dispatcher of this.dispatchers) dispatcher.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.dispatchers.map((dispatcher) => dispatcher.stop()));
+  }
+
+  /** One round on every channel. */
+  async dispatchDue(): Promise<number> {
+    const counts = await Promise.all(
+      this.dispatchers.map((dispatcher) => dispatcher.dispatchDue()),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 }

@@ -5,9 +5,9 @@ import type { Logger } from '../log.js';
 import { mailOptionsOf, type MailSender } from './mail-sender.js';
 
 /**
- * The embedded default when no SMTP_URL is set: each alert becomes an RFC 5322 file in
- * `MCP_DRIFT_HOME/outbox/`, named by its queue time and alert id, so a retry rewrites the
- * same file and a directory listing reads oldest first. Written to a temporary name and
+ * The embedded default when no SMTP_URL is set: each email delivery becomes an RFC 5322
+ * file in `MCP_DRIFT_HOME/outbox/`, named by its queue time, alert and delivery id, so a
+ * retry rewrites the same file and a directory listing reads oldest first. Written to a temporary name and
  * renamed, so whoever watches the directory never reads half a message.
  */
 export function createEmlSender(directory: string, logger: Logger): MailSender {
@@ -17,15 +17,19 @@ export function createEmlSender(directory: string, logger: Logger): MailSender {
     async send(message) {
       const info = await composer.sendMail({
         ...mailOptionsOf(message),
-        // A message without recipients is still written: it is read from the directory.
-        envelope: { from: message.from, to: message.to.length > 0 ? message.to : [message.from] },
       });
       await mkdir(directory, { recursive: true });
       const stamp = message.date
         .toISOString()
         .replace(/[-:]/g, '')
         .replace(/\.\d+Z$/, 'Z');
-      const file = path.join(directory, `${stamp}-alert-${message.alertId}.eml`);
+      const file = path.join(
+        directory,
+        // `alerts test` messages belong to no alert (id 0).
+        message.alertId === 0
+          ? `${stamp}-test-${message.messageId.replace(/[^A-Za-z0-9-]/g, '')}.eml`
+          : `${stamp}-alert-${message.alertId}-${message.deliveryId}.eml`,
+      );
       const partial = `${file}.partial`;
       await writeFile(partial, info.message as Buffer);
       await rename(partial, file);

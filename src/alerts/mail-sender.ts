@@ -1,7 +1,8 @@
-/** One rendered alert message, ready for a mail transport. */
+/** One rendered alert email to one recipient, ready for a mail transport. */
 export interface MailMessage {
-  /** The outbox row the message is sent as; names its .eml file. */
+  /** The alert and the delivery the message is sent as (0 for a test); they name its .eml file. */
   alertId: number;
+  deliveryId: number;
   messageId: string;
   from: string;
   to: string[];
@@ -13,31 +14,19 @@ export interface MailMessage {
   headers: Record<string, string>;
 }
 
-/** The message as nodemailer takes it: every field but the outbox row's id. */
-export function mailOptionsOf(message: MailMessage): Omit<MailMessage, 'alertId'> {
-  const { alertId: _alertId, ...options } = message;
+/** The message as nodemailer takes it: every field but the outbox rows' ids. */
+export function mailOptionsOf(message: MailMessage): Omit<MailMessage, 'alertId' | 'deliveryId'> {
+  const { alertId: _alertId, deliveryId: _deliveryId, ...options } = message;
   return options;
 }
 
-/** Where alerts go: an SMTP server, or .eml files in the outbox directory. */
+/**
+ * Where alert emails go: an SMTP server, or .eml files in the outbox directory. `send`
+ * throws a DeliveryFailure when the message was not accepted for its recipient.
+ */
 export interface MailSender {
   /** For logs: where messages go, without credentials. */
   readonly destination: string;
   send(message: MailMessage): Promise<void>;
   close(): Promise<void>;
-}
-
-/**
- * A send that failed. `permanent` failures (the server refused the message or its
- * recipients for good, SMTP 5xx) are not retried; everything else (connection refused,
- * timeouts, 4xx) is retried with backoff.
- */
-export class SendFailure extends Error {
-  readonly permanent: boolean;
-
-  constructor(message: string, permanent: boolean, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SendFailure';
-    this.permanent = permanent;
-  }
 }

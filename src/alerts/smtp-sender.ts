@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
-import { mailOptionsOf, SendFailure, type MailSender } from './mail-sender.js';
+import { DeliveryFailure, oneLine } from './delivery-failure.js';
+import { mailOptionsOf, type MailSender } from './mail-sender.js';
 
 /** Connections the pool keeps open to the SMTP server; messages queue for them. */
 const MAX_CONNECTIONS = 5;
@@ -9,7 +10,13 @@ const MAX_CONNECTIONS = 5;
  * nodemailer connection pool. The timeouts are far below nodemailer's defaults (two
  * minutes to connect) so that an unreachable server costs a retry, not a stalled outbox.
  */
-export function createSmtpSender(smtpUrl: string): MailSender {
+export function createSmtpSender(
+  smtpUrl: string,
+  options: { timeoutMs?: number } = {},
+): MailSender {
+  // Every wait stays below the delivery's claim, so a slow server cannot make two
+  // dispatchers send the same message.
+  const wait = (ms: number) => Math.min(ms, options.timeoutMs ?? ms);
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
   const transport = nodemailer.createTransport({
@@ -24,23 +31,24 @@ export function createSmtpSender(smtpUrl: string): MailSender {
           pass: decodeURIComponent(url.password),
         }
       : undefined,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 60_000,
+    connectionTimeout: wait(10_000),
+    greetingTimeout: wait(10_000),
+    socketTimeout: wait(60_000),
   });
   return {
     destination: `smtp${secure ? 's' : ''}://${url.host}`,
     async send(message) {
-      if (message.to.length === 0) {
-        throw new SendFailure(
-          'no recipients: set ALERT_TO, or give the server --notify addresses',
-          true,
-        );
-      }
+      let info: { rejected?: unknown[]; rejectedErrors?: unknown[] };
       try {
-        await transport.sendMail(mailOptionsOf(message));
+        info = await transport.sendMail(mailOptionsOf(message));
       } catch (error) {
         throw smtpFailure(error);
+      }
+      // A message with several recipients succeeds when any of them is accepted; those
+      // refused at RCPT are only listed. Deliveries have one recipient each, but a refused
+      // one must never pass as delivered.
+      if (info.rejected !== undefined && info.rejected.length > 0) {
+        throw smtpFailure(info.rejectedErrors?.[0] ?? new Error('recipient refused'));
       }
     },
     async close() {
@@ -49,18 +57,19 @@ export function createSmtpSender(smtpUrl: string): MailSender {
   };
 }
 
-/** SMTP 5xx replies are final (RFC 5321 §4.2.1); the rest may pass on a later try. */
-function smtpFailure(error: unknown): SendFailure {
+/**
+ * SMTP 5xx replies are final (RFC 5321 §4.2.1), at RCPT as anywhere; a 4xx (451, "try
+ * later") and every connection problem may pass on a later try.
+ */
+function smtpFailure(error: unknown): DeliveryFailure {
   const details = error as { code?: string; responseCode?: number; message?: string };
   const permanent =
     typeof details.responseCode === 'number' &&
     details.responseCode >= 500 &&
     details.responseCode < 600;
   // Stored as last_error and shown in one table cell of `alerts list`.
-  const reason = [details.code, details.message ?? String(error)]
-    .filter((part) => part)
-    .join(': ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return new SendFailure(reason, permanent, { cause: error });
+  const reason = oneLine(
+    [details.code, details.message ?? String(error)].filter((part) => part).join(': '),
+  );
+  return new DeliveryFailure(reason, permanent, { cause: error });
 }

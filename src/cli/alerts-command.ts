@@ -1,94 +1,141 @@
-import {
-  ALERT_STATUSES,
-  acknowledgeAlert,
-  listAlerts,
-  type AlertStatus,
-} from '../alerts/alerts-repo.js';
+import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
+import { CHANNELS, type ChannelName } from '../alerts/alert-policy.js';
 import { DriftError } from '../errors.js';
-import { expectPositionals, parseCommandArgs, positiveInteger } from './args.js';
-import type { CommandContext } from './context.js';
+import { Problems } from '../problems.js';
+import type { CommandRun } from './command-run.js';
+import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-/** `mcp-drift alerts list [--status S]` and `mcp-drift alerts ack ID`. */
-export async function alertsCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'list') return list(ctx, rest);
-  if (sub === 'ack') return ack(ctx, rest);
-  throw new DriftError(
-    'USAGE',
-    `alerts: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}; use list [--status ${ALERT_STATUSES.join('|')}] or ack ID`,
-  );
-}
-
-async function list(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts list', argv, {
-    status: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
+/** `mcp-drift alerts list [--status S]`: the outbox, newest first, a line per delivery. */
+export async function alertsListCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { status?: string; limit?: string; json?: boolean };
+  const problems = new Problems();
+  const status =
+    opts.status === undefined ? undefined : problems.check(() => checkAlertStatus(opts.status!));
+  const limit = limitFlag(problems, opts.limit);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const view = await ctx.withDatabase((db) => listAlertViews(db, { status, limit }));
+  if (opts.json) return printJson(view);
+  if (view.alerts.length === 0) return printLine(status ? `no ${status} alerts` : 'no alerts');
+  // The alert's own columns on its first line only.
+  const rows = view.alerts.flatMap((alert) => {
+    const head = [
+      String(alert.id),
+      alert.server,
+      String(alert.changeId),
+      alert.severity,
+      alert.status,
+    ];
+    if (alert.deliveries.length === 0) {
+      return [
+        [
+          ...head,
+          '-',
+          '-',
+          '-',
+          '0',
+          alert.createdAt,
+          'nobody to tell: see `mcp-drift alerts retry`',
+        ],
+      ];
+    }
+    return alert.deliveries.map((delivery, index) => [
+      ...(index === 0 ? head : head.map(() => '')),
+      delivery.channel,
+      delivery.destination,
+      delivery.status,
+      String(delivery.attempts),
+      delivery.deliveredAt ?? delivery.nextAttemptAt ?? alert.createdAt,
+      delivery.digestOf !== null && delivery.digestOf !== alert.id
+        ? `in the digest of alert ${delivery.digestOf}`
+        : (delivery.lastError ?? ''),
+    ]);
   });
-  expectPositionals('alerts list', positionals, []);
-  const status = values.status;
-  if (status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(status)) {
-    throw new DriftError(
-      'USAGE',
-      `invalid --status "${status}": use one of ${ALERT_STATUSES.join(', ')}`,
-    );
-  }
-  const limit = values.limit === undefined ? 50 : positiveInteger('--limit', values.limit);
-  const rows = await ctx.withDatabase((db) =>
-    listAlerts(db, { status: status as AlertStatus | undefined, limit }),
-  );
-  const view = rows.map((row) => ({
-    id: row.id,
-    server: row.server,
-    changeId: row.changeId,
-    severity: row.severity,
-    status: row.status,
-    recipients: row.recipients,
-    digestOf: row.digestOf,
-    attempts: row.attempts,
-    lastError: row.lastError,
-    createdAt: row.createdAt.toISOString(),
-    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
-    sentAt: row.sentAt?.toISOString() ?? null,
-    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
-    messageId: row.messageId,
-  }));
-  if (values.json) return printJson({ alerts: view });
-  if (view.length === 0) {
-    return printLine(status ? `no ${status} alerts` : 'no alerts');
-  }
   printLine(
     formatTable(
-      ['ID', 'SERVER', 'CHANGE', 'SEVERITY', 'STATUS', 'TRIES', 'WHEN', 'NOTE'],
-      view.map((row) => [
-        String(row.id),
-        row.server,
-        String(row.changeId),
-        row.severity,
-        row.status,
-        String(row.attempts),
-        row.sentAt ?? row.nextAttemptAt ?? row.createdAt,
-        row.digestOf !== null
-          ? `in the digest of alert ${row.digestOf}`
-          : (row.lastError ?? (row.recipients.length === 0 ? 'no recipients' : '')),
-      ]),
+      [
+        'ID',
+        'SERVER',
+        'CHANGE',
+        'SEVERITY',
+        'STATUS',
+        'CHANNEL',
+        'TO',
+        'DELIVERY',
+        'TRIES',
+        'WHEN',
+        'NOTE',
+      ],
+      rows,
     ),
   );
 }
 
-async function ack(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('alerts ack', argv, {
-    json: { type: 'boolean' },
-  });
-  const [idText] = expectPositionals('alerts ack', positionals, ['ID']);
-  const id = positiveInteger('ID', idText!);
-  const acknowledged = await ctx.withDatabase((db) => acknowledgeAlert(db, id));
-  const ids = acknowledged.map((row) => row.id);
-  if (values.json) return printJson({ acknowledged: ids });
+/** `mcp-drift alerts ack ID`. */
+export async function alertsAckCommand(run: CommandRun): Promise<void> {
+  const problems = new Problems();
+  const id = positiveInteger(problems, 'ID', run.args[0]!);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const { acknowledged } = await ctx.withDatabase((db) => acknowledge(db, id));
+  if (run.opts.json) return printJson({ acknowledged });
   printLine(
-    ids.length === 0
+    acknowledged.length === 0
       ? `alert ${id} was already acknowledged`
-      : `acknowledged alert${ids.length > 1 ? 's' : ''} ${ids.join(', ')}`,
+      : `acknowledged alert${acknowledged.length > 1 ? 's' : ''} ${acknowledged.join(', ')}`,
   );
+}
+
+/** `mcp-drift alerts retry ID`: queues again; a running serve sends. */
+export async function alertsRetryCommand(run: CommandRun): Promise<void> {
+  const problems = new Problems();
+  const id = positiveInteger(problems, 'ID', run.args[0]!);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const { retryAlert } = await import('../alerts/retry-alert.js');
+  const result = await ctx.withDatabase((db) => retryAlert(db, ctx.config, id));
+  const queued = result.queued.map((row) => ({ id: row.id, channel: row.channel }));
+  if (run.opts.json) return printJson({ alert: id, queued });
+  printLine(
+    queued.length === 0
+      ? `alert ${id} has no failed delivery to retry`
+      : `queued ${queued.length} deliver${queued.length === 1 ? 'y' : 'ies'} of alert ${id} (${queued.map((row) => row.channel).join(', ')}); a running \`mcp-drift serve\` sends them`,
+  );
+}
+
+/** `mcp-drift alerts test [--channel NAME]`: exit 4 when a channel fails. */
+export async function alertsTestCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { channel?: string; json?: boolean };
+  const problems = new Problems();
+  if (opts.channel !== undefined && !(CHANNELS as readonly string[]).includes(opts.channel)) {
+    problems.add('USAGE', `invalid --channel "${opts.channel}": use one of ${CHANNELS.join(', ')}`);
+  }
+  problems.throwIfAny();
+  const ctx = await run.context();
+  // The mailer and HTTP channels load only here: no other alerts command sends anything.
+  const { testChannels } = await import('../alerts/test-channels.js');
+  const results = await testChannels(ctx.config, ctx.logger, {
+    channel: opts.channel as ChannelName | undefined,
+  });
+  if (opts.json) printJson({ results });
+  else {
+    printLine(
+      formatTable(
+        ['CHANNEL', 'TO', 'RESULT'],
+        results.map((row) => [
+          row.channel,
+          row.destination,
+          row.ok ? 'ok' : `failed: ${row.error}`,
+        ]),
+      ),
+    );
+  }
+  const failed = results.filter((row) => !row.ok);
+  if (failed.length > 0) {
+    throw new DriftError(
+      'REMOTE_UNREACHABLE',
+      `${failed.length} of ${results.length} test messages failed (${failed.map((row) => row.channel).join(', ')})`,
+    );
+  }
 }

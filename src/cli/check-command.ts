@@ -1,129 +1,48 @@
-import { observeServer } from '../changes/observe-server.js';
-import type { Database } from '../db/client.js';
-import type { ServerRow } from '../db/schema.js';
-import { diffListings, formatFindingsText, type DiffResult } from '../diff/index.js';
-import { DriftError } from '../errors.js';
-import { getBaseline, loadListingTools, type BaselineRow } from '../listings/listings-repo.js';
-import { getServer } from '../registry/servers-repo.js';
-import { expectPositionals, parseCommandArgs } from './args.js';
-import type { CommandContext } from './context.js';
-import { findingJson } from './diff-command.js';
-import { printJson, printLine } from './output.js';
-import { enforceFailOn, parseSeverity } from './severity-flags.js';
+import { checkServer } from '../changes/check-server.js';
+import { formatFindingsText } from '../diff/index.js';
+import { Problems } from '../problems.js';
+import type { CommandRun } from './command-run.js';
+import { enforceFailOn, severityFlag } from './flags.js';
+import { printJson, printLine, short } from './output.js';
 
-/**
- * `mcp-drift check NAME`: list the server now, store the observation (and any change since
- * its previous listing), and diff against the approved baseline. The first successful
- * listing becomes the baseline.
- */
-export async function checkCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs('check', argv, {
-    'fail-on': { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  const [name] = expectPositionals('check', positionals, ['NAME']);
-  const failOn = parseSeverity('--fail-on', values['fail-on']);
-  const outcome = await ctx.withDatabase(async (db) => {
-    const server = await getServer(db, name!);
-    const recorded = await observeServer(db, server, {
+/** `mcp-drift check NAME`: see checkServer. */
+export async function checkCommand(run: CommandRun): Promise<void> {
+  const [name] = run.args as [string];
+  const opts = run.opts as { failOn?: string; json?: boolean };
+  const problems = new Problems();
+  const failOn = severityFlag(problems, '--fail-on', opts.failOn);
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const report = await ctx.withDatabase((db) =>
+    checkServer(db, name, {
       config: ctx.config,
       env: ctx.env,
-      trigger: 'manual',
       signal: ctx.signal,
-    });
-    if (ctx.signal.aborted) {
-      throw new DriftError(
-        'INTERRUPTED',
-        `check ${server.name} interrupted; the server was closed`,
-      );
-    }
-    ctx.logger.info(
-      {
-        server: server.name,
-        outcome: recorded.observation.outcome,
-        durationMs: recorded.observation.durationMs,
-      },
-      'checked',
-    );
-    if (!recorded.listing) return { server, recorded, baseline: undefined, diff: undefined };
-    const baseline = (await getBaseline(db, server.id))!;
-    const diff = await againstBaseline(db, baseline, recorded.listing.tools, server);
-    return { server, recorded, baseline, diff };
-  });
-  const { server, recorded, baseline, diff } = outcome;
-  const observation = recorded.observation;
-  if (!recorded.listing || !baseline || !diff) {
-    throw new DriftError(
-      (observation.errorCode as DriftError['code'] | null) ?? 'REMOTE_PROTOCOL',
-      `check ${server.name}: ${observation.errorMessage} (recorded as observation ${observation.id})`,
-    );
-  }
-  const baselineCreated =
-    recorded.previousHash === null && baseline.listingHash === recorded.listing.hash;
-  if (values.json) {
-    printJson({
-      server: server.name,
-      observation: {
-        id: observation.id,
-        startedAt: observation.startedAt.toISOString(),
-        durationMs: observation.durationMs,
-        protocolVersion: observation.protocolVersion,
-        serverInfo: observation.serverInfo,
-        pages: observation.pages,
-        listingHash: observation.listingHash,
-        toolCount: recorded.listing.tools.length,
-      },
-      baseline: {
-        hash: baseline.listingHash,
-        approvedBy: baseline.approvedBy,
-        approvedAt: baseline.approvedAt.toISOString(),
-        created: baselineCreated,
-      },
-      change: recorded.change
-        ? {
-            id: recorded.change.row.id,
-            severity: recorded.change.row.severity,
-            fromHash: recorded.change.row.fromHash,
-          }
-        : null,
-      severity: diff.severity,
-      findings: diff.findings.map(findingJson),
-    });
+      logger: ctx.logger,
+    }),
+  );
+  if (opts.json) {
+    printJson(report);
   } else {
+    const { observation, baseline, change } = report;
     const info = observation.serverInfo as { name?: string; version?: string } | null;
     printLine(
-      `${server.name}: ${recorded.listing.tools.length} tools in ${observation.pages} page(s), ` +
+      `${report.server}: ${observation.toolCount} tools in ${observation.pages} page(s), ` +
         `${observation.protocolVersion}${info?.name ? `, ${info.name} ${info.version ?? ''}`.trimEnd() : ''}, ` +
-        `${observation.durationMs} ms; listing ${short(recorded.listing.hash)}`,
+        `${observation.durationMs} ms; listing ${short(observation.listingHash!)}`,
     );
-    if (baselineCreated) printLine('This is the first listing: it is now the baseline.');
+    if (baseline.created) printLine('This is the first listing: it is now the baseline.');
     else
       printLine(
-        `Baseline: ${short(baseline.listingHash)} (${baseline.approvedBy}, ${baseline.approvedAt.toISOString()})`,
+        `Baseline: ${short(baseline.hash)} (${baseline.approvedBy}, ${baseline.approvedAt})`,
       );
-    if (recorded.change) {
+    if (change) {
       printLine(
-        `Recorded change ${recorded.change.row.id} (${recorded.change.row.severity}) from the previous listing ${short(recorded.change.row.fromHash)}.`,
+        `Recorded change ${change.id} (${change.severity}) from the previous listing ${short(change.fromHash)}.`,
       );
     }
     printLine();
-    process.stdout.write(formatFindingsText(diff));
+    process.stdout.write(formatFindingsText(report));
   }
-  enforceFailOn(diff.severity, failOn);
-}
-
-async function againstBaseline(
-  db: Database,
-  baseline: BaselineRow,
-  tools: Parameters<typeof diffListings>[1],
-  server: ServerRow,
-): Promise<DiffResult> {
-  return diffListings(await loadListingTools(db, baseline.listingHash), tools, {
-    trust: server.trust,
-    server: server.name,
-  });
-}
-
-export function short(hash: string): string {
-  return hash.slice(0, 12);
+  enforceFailOn(report.severity, failOn);
 }

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { openDatabase, type Database, type DatabaseHandle } from '../db/client.js';
 import { createLogger, type Logger } from '../log.js';
 
-/** What every command gets: validated configuration, a logger, and the database on demand. */
+/** What every command that needs more than its flags gets (see CommandRun.context). */
 export interface CommandContext {
   config: Config;
   env: Environment;

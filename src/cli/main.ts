@@ -1,18 +1,9 @@
 #!/usr/bin/env node
+import { CommanderError, type Command } from 'commander';
 import { DriftError, type DriftErrorCode } from '../errors.js';
-import { scrubSecrets } from '../log.js';
-import { alertsCommand } from './alerts-command.js';
-import { baselineCommand } from './baseline-command.js';
-import { changeCommand, changesCommand } from './changes-command.js';
-import { checkCommand } from './check-command.js';
 import type { CommandContext } from './context.js';
-import { createContext } from './context.js';
-import { diffCommand } from './diff-command.js';
-import { historyCommand } from './history-command.js';
-import { migrateCommand } from './migrate-command.js';
-import { printLine } from './output.js';
-import { serveCommand } from './serve-command.js';
-import { serverCommand, serverUsage } from './server-command.js';
+import { jsonDocumentPrinted } from './output.js';
+import { buildProgram } from './program.js';
 
 /** The one place errors become exit codes (design §7). */
 const EXIT_CODES: Record<DriftErrorCode, number> = {
@@ -40,66 +31,124 @@ const EXIT_CODES: Record<DriftErrorCode, number> = {
  */
 const SHUTDOWN_DEADLINE_MS = 5_000;
 
-const USAGE = `usage:
-mcp-drift serve                          run the service (migrates first)
-mcp-drift migrate                        apply database migrations
-${serverUsage}
-mcp-drift check NAME [--fail-on LEVEL]   list now, diff against the baseline, print
-mcp-drift diff BEFORE.json AFTER.json [--trust LEVEL] [--fail-on LEVEL]
-                                         offline diff of two files, each a tools/list
-                                         result ({"tools":[…]}) or a JSON array of tools
-mcp-drift history NAME [--limit N]       observations, newest first, with their changes
-mcp-drift changes [--server NAME] [--limit N] | change show ID
-                                         recorded changes; one change with its findings'
-                                         full interpretation records
-mcp-drift alerts list [--status pending|sent|failed|acknowledged] | alerts ack ID
-mcp-drift baseline show NAME | baseline approve NAME [--listing HASH]
+/** Commander's own ends: help or the version was printed, as asked. */
+const PRINTED = new Set(['commander.helpDisplayed', 'commander.version']);
 
-Every listing command takes --json. --verbose prints stack traces of unexpected errors.
-Configuration comes from the environment or a .env file; see README.md.`;
+interface Invocation {
+  /** The arguments up to a bare `--`, without --verbose. */
+  own: string[];
+  /** What followed the bare `--`: a stdio server's command line. */
+  rest: string[] | undefined;
+  verbose: boolean;
+  json: boolean;
+}
 
-async function run(argv: string[], verbose: boolean): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    printLine(USAGE);
-    return command === undefined ? 2 : 0;
-  }
-  const commands: Record<string, (ctx: CommandContext) => Promise<void>> = {
-    server: (ctx) => serverCommand(ctx, rest),
-    migrate: (ctx) => migrateCommand(ctx, rest),
-    check: (ctx) => checkCommand(ctx, rest),
-    diff: (ctx) => diffCommand(ctx, rest),
-    history: (ctx) => historyCommand(ctx, rest),
-    baseline: (ctx) => baselineCommand(ctx, rest),
-    changes: (ctx) => changesCommand(ctx, rest),
-    change: (ctx) => changeCommand(ctx, rest),
-    alerts: (ctx) => alertsCommand(ctx, rest),
-    serve: (ctx) => serveCommand(ctx, rest),
+// --verbose may stand anywhere before a stdio server's `--`; after it, it belongs to that command.
+function invocation(args: string[]): Invocation {
+  const end = args.indexOf('--');
+  const own = end < 0 ? args : args.slice(0, end);
+  const flags = own.filter((arg) => arg !== '--verbose');
+  return {
+    own: flags,
+    rest: end < 0 ? undefined : args.slice(end + 1),
+    verbose: flags.length < own.length,
+    json: own.includes('--json'),
   };
-  const handler = commands[command];
+}
+
+async function run(call: Invocation): Promise<number> {
+  const signal = shutdownSignal();
+  let context: Promise<CommandContext> | undefined;
+  const program = buildProgram({
+    rest: call.rest,
+    context: (options) =>
+      (context ??= import('./context.js').then(({ createContext }) =>
+        createContext({ quiet: options?.quiet ?? true, signal }),
+      )),
+  });
+  for (const command of commandsOf(program)) {
+    // Commander prints help and the version itself; its errors are reported below, as ours.
+    command.configureOutput({ outputError: () => {} });
+    command.exitOverride((error) => {
+      throw PRINTED.has(error.code) || error.code === 'commander.help'
+        ? error
+        : new DriftError('USAGE', usageMessage(error, command));
+    });
+  }
   try {
-    if (!handler)
-      throw new DriftError('USAGE', `unknown command "${command}"; run \`mcp-drift help\``);
-    await handler(createContext({ quiet: command !== 'serve', signal: shutdownSignal() }));
+    await program.parseAsync(helpRequest(program, call.own), { from: 'user' });
     return 0;
   } catch (error) {
-    return report(error, verbose);
+    if (error instanceof CommanderError) {
+      // `mcp-drift` or `mcp-drift server` alone prints the help on stderr: bad usage.
+      return PRINTED.has(error.code) || error.exitCode === 0 ? 0 : 2;
+    }
+    return report(error, call);
   }
 }
 
-function report(error: unknown, verbose: boolean): number {
-  // A server's error may quote a header or env value back (see redactFromLogs in log.ts).
-  const write = (text: string) => process.stderr.write(scrubSecrets(text));
-  if (error instanceof DriftError) {
-    write(`mcp-drift: ${error.message}\n`);
-    if (verbose && error.cause instanceof Error) write(`${error.cause.stack}\n`);
-    return EXIT_CODES[error.code] ?? 1;
+/**
+ * `mcp-drift help server add` is `mcp-drift server add --help`. For a name that is no
+ * command, the names alone make commander say so and suggest the nearest one, where
+ * `--help` would print the program's help instead.
+ */
+function helpRequest(program: Command, args: string[]): string[] {
+  if (args[0] !== 'help') return args;
+  const names = args.slice(1).filter((arg) => !arg.startsWith('-'));
+  let at = program;
+  for (const [index, name] of names.entries()) {
+    const next = at.commands.find((command) => command.name() === name);
+    if (!next) return names.slice(0, index + 1);
+    at = next;
   }
+  return [...names, '--help'];
+}
+
+function commandsOf(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(commandsOf)];
+}
+
+/** `server add`, as a person types it. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** Commander's message on one line, naming the command and where its help is. */
+function usageMessage(error: CommanderError, command: Command): string {
+  const message = error.message
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\.$/, '');
+  const path = pathOf(command);
+  return `${path ? `${path}: ` : ''}${message}; see \`mcp-drift ${path ? `${path} ` : ''}--help\``;
+}
+
+async function report(error: unknown, call: Invocation): Promise<number> {
+  // A server's error may quote a header or env value back (see redactFromLogs in log.ts).
+  const { scrubSecrets } = await import('../log.js');
+  const write = (text: string) => process.stderr.write(scrubSecrets(text));
+  const known = error instanceof DriftError;
   const message = error instanceof Error ? error.message : String(error);
-  write(`mcp-drift: unexpected error: ${message}\n`);
-  if (verbose && error instanceof Error) write(`${error.stack}\n`);
-  else write('mcp-drift: run again with --verbose for the stack trace\n');
-  return 1;
+  if (known) write(`mcp-drift: ${message}\n`);
+  else write(`mcp-drift: unexpected error: ${message}\n`);
+  if (call.verbose) {
+    const stack = known ? (error.cause as Error | undefined)?.stack : (error as Error).stack;
+    if (stack) write(`${stack}\n`);
+  } else if (!known) {
+    write('mcp-drift: run again with --verbose for the stack trace\n');
+  }
+  const code: DriftErrorCode = known ? error.code : 'INTERNAL';
+  // A pipeline reading --json learns why it failed. A command that printed its document
+  // before failing (a reached --fail-on, `alerts test` with a channel down) said it there,
+  // and stdout carries one document.
+  if (call.json && !jsonDocumentPrinted()) {
+    const document = { error: { code, message: scrubSecrets(message) } };
+    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  }
+  return EXIT_CODES[code] ?? 1;
 }
 
 function shutdownSignal(): AbortSignal {
@@ -120,12 +169,16 @@ function shutdownSignal(): AbortSignal {
   return controller.signal;
 }
 
-// --verbose may stand anywhere before a stdio server's `--`; after it, it belongs to that command.
-const args = process.argv.slice(2);
-const ownEnd = args.includes('--') ? args.indexOf('--') : args.length;
-const verbose = args.slice(0, ownEnd).includes('--verbose');
-const code = await run(
-  args.filter((arg, index) => arg !== '--verbose' || index > ownEnd),
-  verbose,
-);
+/**
+ * Resolves once everything written to the stream so far has reached the OS. A pipe takes
+ * 64 KiB at a time: exiting with more queued cuts the output there (issue 12, defect 8).
+ * Writes complete in order, so an empty write's callback comes after all earlier ones.
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
+const code = await run(invocation(process.argv.slice(2)));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit(code);

@@ -1,12 +1,29 @@
-import { sanitizeForTerminal } from '../diff/index.js';
+// format-text.js alone: the registry commands have no use for the rest of the diff engine.
+import { sanitizeForTerminal } from '../diff/format-text.js';
 
-/** stdout carries data only; logs go to stderr. */
+let documentPrinted = false;
+
+/**
+ * stdout carries data only; logs go to stderr. `--json` prints one document: once a
+ * command has printed its own, a failure adds none (main.ts).
+ */
 export function printJson(value: unknown): void {
+  documentPrinted = true;
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function jsonDocumentPrinted(): boolean {
+  return documentPrinted;
 }
 
 export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);
+}
+
+/** A listing hash as a person reads it; `--json` carries it whole. */
+export function short(hash: string | null): string {
+  if (hash === null) return '(none)';
+  return hash.slice(0, 12);
 }
 
 /** A left-aligned table with a header row; cells are sanitized. */

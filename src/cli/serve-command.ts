@@ -1,13 +1,16 @@
 import { once } from 'node:events';
 import { createDispatcher } from '../alerts/create-dispatcher.js';
+import {
+  alertDestinationProblems,
+  warnWhenAlertsReachNobody,
+} from '../alerts/destination-check.js';
 import { setLogger as setCronLogger } from 'node-cron';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
 import { cronLogger } from '../log.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
-import { expectPositionals, parseCommandArgs } from './args.js';
-import type { CommandContext } from './context.js';
+import type { CommandRun } from './command-run.js';
 import { keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
@@ -15,9 +18,8 @@ import { keepHeapNearLiveSize } from './serve-heap.js';
  * database is opened in sharing mode: on the embedded database, CLI commands reach it
  * through a unix socket while this runs.
  */
-export async function serveCommand(ctx: CommandContext, argv: string[]): Promise<void> {
-  const { positionals } = parseCommandArgs('serve', argv, {});
-  expectPositionals('serve', positionals, []);
+export async function serveCommand(run: CommandRun): Promise<void> {
+  const ctx = await run.context({ quiet: false });
   keepHeapNearLiveSize();
   const handle = await openDatabase({
     databaseUrl: ctx.config.DATABASE_URL,
@@ -38,6 +40,7 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
       config: ctx.config,
       logger: ctx.logger,
       workerId: supervisor.worker.id,
+      warnings: () => alertDestinationProblems(handle.db, ctx.config),
     });
     const dispatcher = createDispatcher(handle.db, ctx.config, ctx.logger);
     const registered = await listServers(handle.db);
@@ -54,6 +57,7 @@ export async function serveCommand(ctx: CommandContext, argv: string[]): Promise
       },
       'mcp-drift serving',
     );
+    await warnWhenAlertsReachNobody(handle.db, ctx.config, ctx.logger);
     supervisor.start();
     dispatcher.start();
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');

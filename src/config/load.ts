@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { DriftError } from '../errors.js';
-import { configSchema, type Config } from './schema.js';
+import { configFields, configSchema, crossFieldProblems, type Config } from './schema.js';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -22,15 +22,20 @@ export function readEnvironment(cwd = process.cwd()): Environment {
 
 /** Validates the whole configuration at once and lists every problem, not just the first. */
 export function loadConfig(env: Environment = readEnvironment()): Config {
-  const known = Object.keys(configSchema.shape);
-  const input = Object.fromEntries(
+  const known = Object.keys(configFields.shape);
+  const input: Record<string, string | undefined> = Object.fromEntries(
     known.map((key) => [key, env[key] === '' ? undefined : env[key]]),
   );
   const result = configSchema.safeParse(input);
-  if (!result.success) {
-    const problems = new Set(
-      result.error.issues.map((issue) => `${String(issue.path[0] ?? '')} ${issue.message}`.trim()),
-    );
+  const problems = new Set([
+    ...(result.success
+      ? []
+      : result.error.issues.map((issue) =>
+          `${String(issue.path[0] ?? '')} ${issue.message}`.trim(),
+        )),
+    ...crossFieldProblems(input),
+  ]);
+  if (problems.size > 0 || !result.success) {
     throw new DriftError('CONFIG_INVALID', `invalid configuration: ${[...problems].join('; ')}`);
   }
   return result.data;

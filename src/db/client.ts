@@ -2,15 +2,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { DriftError } from '../errors.js';
 import { readLockHolder, tryLock, type HomeLock } from './home-lock.js';
-import { migratePglite, migratePostgres } from './migrate.js';
+import { migratePglite, migratePostgres, migrationsPending } from './migrate.js';
 import { keepExchangesWhole } from './socket-queue.js';
 import * as schema from './schema.js';
 
@@ -71,7 +68,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   await reachOrThrow(sql, `PostgreSQL at ${location}`, 'check DATABASE_URL');
   const db = drizzlePostgres(sql, { schema });
   try {
-    await migratePostgres(url);
+    if (await migrationsPending(sql)) await migratePostgres(url);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
@@ -168,14 +165,25 @@ async function openThroughSocket(socketPath: string): Promise<DatabaseHandle> {
  * anyway. Measured on an existing data directory after a few queries: 334 MB RSS with the
  * default, 225 MB with 32 MB (16 MB: about 200 MB; 8 MB: about 170 MB).
  */
-const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+const PGLITE_SHARED_BUFFERS = ['-c', 'shared_buffers=32MB'];
 
+/**
+ * PGlite, its socket server and its drizzle driver are loaded here only: a command that
+ * reaches PostgreSQL, or the embedded database through serve's socket, never loads them.
+ */
 async function openPglite(
   paths: ReturnType<typeof embeddedPaths>,
   lock: HomeLock,
   share: boolean,
 ): Promise<DatabaseHandle> {
-  const pglite = await PGlite.create(paths.dataDir, { startParams: PGLITE_START_PARAMS });
+  const [{ PGlite }, { PGLiteSocketServer }, { drizzle: drizzlePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-socket'),
+    import('drizzle-orm/pglite'),
+  ]);
+  const pglite = await PGlite.create(paths.dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SHARED_BUFFERS],
+  });
   await migratePglite(pglite);
   if (!share) {
     return {

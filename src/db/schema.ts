@@ -44,6 +44,10 @@ export const servers = pgTable(
     /** null: the service's DEFAULT_SCHEDULE. */
     schedule: text('schedule'),
     notify: jsonb('notify').$type<string[]>().notNull().default([]),
+    /** A Slack incoming-webhook URL for this server's alerts, beside SLACK_WEBHOOK_URL. */
+    slackUrl: text('slack_url'),
+    /** A webhook URL for this server's alerts, beside WEBHOOK_URL. */
+    webhookUrl: text('webhook_url'),
     /** Keep a held session for a stdio server too (http/sse are always held). */
     hold: boolean('hold').notNull().default(false),
     enabled: boolean('enabled').notNull().default(true),
@@ -133,9 +137,11 @@ export const changes = pgTable(
      * server's changes stays linear and each change is recorded once.
      */
     previousChangeId: bigint('previous_change_id', { mode: 'number' }),
-    fromHash: text('from_hash')
-      .notNull()
-      .references(() => listings.hash),
+    /**
+     * The listing before; null only for a server's first change when it is its first
+     * listing, recorded for content findings (poison on first sight, docs/change-chain.md).
+     */
+    fromHash: text('from_hash').references(() => listings.hash),
     toHash: text('to_hash')
       .notNull()
       .references(() => listings.hash),
@@ -154,6 +160,8 @@ export const changes = pgTable(
   },
   (t) => [
     unique('changes_server_previous').on(t.serverId, t.previousChangeId).nullsNotDistinct(),
+    // Only a server's first change can start from no listing.
+    check('changes_from_listing', sql`${t.fromHash} is not null or ${t.previousChangeId} is null`),
     index('changes_server_detected').on(t.serverId, t.detectedAt.desc()),
   ],
 );
@@ -191,7 +199,12 @@ export const baselines = pgTable('baselines', {
   approvedBy: text('approved_by', { enum: ['first-listing', 'operator'] }).notNull(),
 });
 
-/** The outbox: written in the change's transaction, sent by the dispatcher. */
+/**
+ * An alerted change: written in the change's transaction (the outbox). What happens to it
+ * is in its deliveries, one per channel and destination; an alert without any was
+ * `undeliverable` (nobody to tell when it was queued). Its status is derived from them
+ * (alertStatus in src/alerts/alerts-repo.ts), so it cannot disagree with them.
+ */
 export const alerts = pgTable(
   'alerts',
   {
@@ -204,23 +217,60 @@ export const alerts = pgTable(
       .unique()
       .references(() => changes.id, { onDelete: 'cascade' }),
     severity: text('severity', { enum: ['critical', 'high', 'medium', 'low', 'info'] }).notNull(),
-    status: text('status', { enum: ['pending', 'sent', 'failed', 'acknowledged'] })
+    createdAt: createdAt(),
+    acknowledgedAt: at('acknowledged_at'),
+  },
+  (t) => [index('alerts_server').on(t.serverId, t.id)],
+);
+
+/**
+ * One alert to one destination of one channel (an email address, a Slack incoming-webhook
+ * URL, a webhook URL), sent and retried on its own: one refused recipient or a Slack outage
+ * never holds back another delivery. A digest is sent as the message of its first delivery
+ * to that destination; the deliveries that joined it point at it (`digest_of`).
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    alertId: bigint('alert_id', { mode: 'number' })
+      .notNull()
+      .references(() => alerts.id, { onDelete: 'cascade' }),
+    /** The alert's server, for finding the digest a new delivery joins. */
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    channel: text('channel', { enum: ['email', 'slack', 'webhook'] }).notNull(),
+    destination: text('destination').notNull(),
+    /** `cancelled`: the alert was acknowledged before this was delivered. */
+    status: text('status', { enum: ['pending', 'delivered', 'failed', 'cancelled'] })
       .notNull()
       .default('pending'),
-    recipients: jsonb('recipients').$type<string[]>().notNull(),
-    /** Stable across retries and restarts, so a resent message is recognisably the same. */
-    messageId: text('message_id').notNull().unique(),
-    /** A digest is sent as the message of its first alert; the others point at it. */
+    /**
+     * Fixed when queued and stable across retries and restarts: the email's Message-ID and
+     * the X-Mcp-Drift-Delivery header, so a resent message is recognisably the same.
+     */
+    key: text('key').notNull().unique(),
     digestOf: bigint('digest_of', { mode: 'number' }),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
-    /** Not before this time: the digest window's end, then the retry backoff. */
+    /** Not before this time: the digest window's end, then the retry backoff or a claim. */
     nextAttemptAt: at('next_attempt_at').notNull().defaultNow(),
     createdAt: createdAt(),
-    sentAt: at('sent_at'),
-    acknowledgedAt: at('acknowledged_at'),
+    deliveredAt: at('delivered_at'),
   },
-  (t) => [index('alerts_status_next').on(t.status, t.nextAttemptAt)],
+  (t) => [
+    index('deliveries_alert').on(t.alertId),
+    index('deliveries_due')
+      .on(t.channel, t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending' and ${t.digestOf} is null`),
+    index('deliveries_server_pending')
+      .on(t.serverId)
+      .where(sql`${t.status} = 'pending'`),
+    index('deliveries_digest')
+      .on(t.digestOf)
+      .where(sql`${t.digestOf} is not null`),
+  ],
 );
 
 /**
@@ -281,3 +331,5 @@ export const outages = pgTable(
 
 export type ServerRow = typeof servers.$inferSelect;
 export type NewServerRow = typeof servers.$inferInsert;
+export type AlertRow = typeof alerts.$inferSelect;
+export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -1,7 +1,18 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.js';
-import { alerts, changes, heldSessions, observations, outages, servers } from '../db/schema.js';
+import { ALERT_STATUSES as OUTBOX_STATUSES, alertStatus } from '../alerts/alerts-repo.js';
+import { countDeliveries } from '../alerts/deliveries-repo.js';
+import { CHANNELS, type ChannelName } from '../alerts/alert-policy.js';
+import {
+  alerts,
+  changes,
+  deliveries,
+  heldSessions,
+  observations,
+  outages,
+  servers,
+} from '../db/schema.js';
 
 /** Upper bounds of the probe duration buckets, in milliseconds (observations.duration_ms). */
 export const PROBE_BUCKETS_MS = [50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000];
@@ -9,7 +20,8 @@ export const PROBE_BUCKETS_MS = [50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000,
 export const TRIGGERS = observations.trigger.enumValues;
 export const OUTCOMES = observations.outcome.enumValues;
 export const CHANGE_SEVERITIES = changes.severity.enumValues;
-export const ALERT_STATUSES = alerts.status.enumValues;
+export const ALERT_STATUSES = OUTBOX_STATUSES;
+export const DELIVERY_STATUSES = deliveries.status.enumValues;
 
 export interface ProbeDurations {
   count: number;
@@ -26,6 +38,7 @@ export interface MetricsSnapshot {
   observations: Record<(typeof OUTCOMES)[number], number>;
   changes: Record<(typeof CHANGE_SEVERITIES)[number], number>;
   alerts: Record<(typeof ALERT_STATUSES)[number], number>;
+  deliveries: Record<ChannelName, Record<(typeof DELIVERY_STATUSES)[number], number>>;
   /** Enabled servers with a successful listing: seconds since the latest one started. */
   secondsSinceListing: { server: string; seconds: number }[];
 }
@@ -92,9 +105,10 @@ export function readMetricsSnapshot(db: Database, workerId: string): Promise<Met
         .from(changes)
         .groupBy(changes.severity);
       const alertRows = await tx
-        .select({ status: alerts.status, count: count() })
+        .select({ status: alertStatus, count: count() })
         .from(alerts)
-        .groupBy(alerts.status);
+        .groupBy(alertStatus);
+      const deliveryRows = await countDeliveries(tx);
 
       const lastListing = await tx
         .select({
@@ -130,6 +144,16 @@ export function readMetricsSnapshot(db: Database, workerId: string): Promise<Met
         observations: observationCounts,
         changes: tally(CHANGE_SEVERITIES, changeRows, (row) => row.severity),
         alerts: tally(ALERT_STATUSES, alertRows, (row) => row.status),
+        deliveries: Object.fromEntries(
+          CHANNELS.map((channel) => [
+            channel,
+            tally(
+              DELIVERY_STATUSES,
+              deliveryRows.filter((row) => row.channel === channel),
+              (row) => row.status,
+            ),
+          ]),
+        ) as MetricsSnapshot['deliveries'],
         secondsSinceListing: lastListing.flatMap((row) =>
           row.seconds === null ? [] : [{ server: row.server, seconds: row.seconds }],
         ),

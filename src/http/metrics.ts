@@ -26,6 +26,7 @@ export class Metrics {
     observations: Gauge<'outcome'>;
     changes: Gauge<'severity'>;
     alerts: Gauge<'status'>;
+    deliveries: Gauge<'channel' | 'status'>;
     sinceListing: Gauge<'server'>;
   };
   private probes: MetricsSnapshot['probes'] | undefined;
@@ -69,6 +70,12 @@ export class Metrics {
         labelNames: ['status'],
         registers,
       }),
+      deliveries: new Gauge({
+        name: 'mcp_drift_alert_deliveries',
+        help: 'Alert deliveries (one per channel and destination), by channel and status',
+        labelNames: ['channel', 'status'],
+        registers,
+      }),
       sinceListing: new Gauge({
         name: 'mcp_drift_seconds_since_last_listing',
         help: "Seconds since each enabled server's latest successful listing started",
@@ -109,6 +116,9 @@ export class Metrics {
       gauges.changes.set({ severity }, value);
     for (const [status, value] of Object.entries(snapshot.alerts))
       gauges.alerts.set({ status }, value);
+    for (const [channel, statuses] of Object.entries(snapshot.deliveries))
+      for (const [status, value] of Object.entries(statuses))
+        gauges.deliveries.set({ channel, status }, value);
     for (const { server, seconds } of snapshot.secondsSinceListing)
       gauges.sinceListing.set({ server }, seconds);
     this.probes = snapshot.probes;

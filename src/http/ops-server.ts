@@ -9,14 +9,17 @@ import { describeDatabaseError } from './time-limit.js';
 /**
  * The endpoint operators and orchestrators use (HTTP_HOST:HTTP_PORT):
  * `/healthz` 200 while the process runs; `/readyz` 200 when the database answers and is
- * migrated, else 503; `/metrics` the Prometheus figures, or 503 when the database does not
- * answer in time. Nothing here stops the service: an outage is reported, not fatal.
+ * migrated, else 503, with `warnings` (such as alerts that reach nobody) that do not make
+ * it unready; `/metrics` the Prometheus figures, or 503 when the database does not answer
+ * in time. Nothing here stops the service: an outage is reported, not fatal.
  */
 export function startOpsServer(options: {
   db: Database;
   config: Config;
   logger: Logger;
   workerId: string;
+  /** Problems worth an operator's attention that leave the service ready. */
+  warnings?: () => Promise<string[]>;
 }): Promise<RunningHttpServer> {
   const { db, config, logger, workerId } = options;
   const log = logger.child({ component: 'http' });
@@ -35,9 +38,9 @@ export function startOpsServer(options: {
       '/healthz': async () => json(200, { status: 'ok' }),
       '/readyz': async () => {
         const result = await readiness.check();
-        return result.ready
-          ? json(200, { status: 'ready' })
-          : json(503, { status: 'not ready', reason: result.reason });
+        if (!result.ready) return json(503, { status: 'not ready', reason: result.reason });
+        const warnings = await (options.warnings?.() ?? Promise.resolve([])).catch(() => []);
+        return json(200, warnings.length > 0 ? { status: 'ready', warnings } : { status: 'ready' });
       },
       '/metrics': async () => {
         try {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { validate as isValidCron } from 'node-cron';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
+import { alertUrlProblem } from '../alerts/alert-url.js';
 import { DriftError } from '../errors.js';
 
 /*
@@ -26,6 +27,9 @@ export interface ServerSpec {
   /** null: the service's DEFAULT_SCHEDULE. */
   schedule: string | null;
   notify: string[];
+  /** This server's own Slack incoming-webhook URL and webhook URL, beside the global ones. */
+  slackUrl: string | null;
+  webhookUrl: string | null;
   hold: boolean;
   /** Per-server override of ALERT_MIN_SEVERITY; null: the global one. */
   alertMinSeverity: Severity | null;
@@ -150,6 +154,13 @@ export function checkTransport(transport: string): 'http' | 'sse' {
     );
   }
   return transport;
+}
+
+/** `--slack URL` or `--webhook URL`: https, or http to loopback (alert-url.ts). */
+export function checkAlertUrl(flag: '--slack' | '--webhook', value: string): string {
+  const problem = alertUrlProblem(value);
+  if (problem !== null) throw invalid(`invalid ${flag}: ${problem}`);
+  return value;
 }
 
 export function checkEmails(addresses: string[]): string[] {

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { servers, type ServerRow } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
@@ -31,6 +31,15 @@ export async function insertServer(db: Database, spec: ServerSpec): Promise<Serv
 
 export async function listServers(db: Database): Promise<ServerRow[]> {
   return db.select().from(servers).orderBy(asc(servers.name));
+}
+
+/** Whole registrations of these servers, in no particular order; unknown ids are skipped. */
+export async function serversWithIds(db: Database, ids: readonly number[]): Promise<ServerRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(servers)
+    .where(inArray(servers.id, [...new Set(ids)]));
 }
 
 export async function findServer(db: Database, name: string): Promise<ServerRow | undefined> {
@@ -81,6 +90,18 @@ export async function setServerEnabled(
   return row;
 }
 
+/**
+ * Keeps the protocol era a server answered in. Not an edit of the registration, so
+ * updated_at stays: the supervisor need not re-read it.
+ */
+export async function setProtocolEra(
+  db: Database,
+  serverId: number,
+  era: NonNullable<ServerRow['protocolEra']>,
+): Promise<void> {
+  await db.update(servers).set({ protocolEra: era }).where(eq(servers.id, serverId));
+}
+
 /** Removes the server and, through ON DELETE CASCADE, its history. */
 export async function removeServer(db: Database, name: string): Promise<ServerRow> {
   const [row] = await db.delete(servers).where(eq(servers.name, name)).returning();
@@ -101,6 +122,8 @@ export function specOf(row: ServerRow): ServerSpec {
     trust: row.trust,
     schedule: row.schedule,
     notify: row.notify,
+    slackUrl: row.slackUrl,
+    webhookUrl: row.webhookUrl,
     hold: row.hold,
     alertMinSeverity: row.alertMinSeverity,
   };

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq } from 'drizzle-orm';
 import { createTask, schedule, type ScheduledTask } from 'node-cron';
 import { alertPolicyOf } from '../alerts/alert-policy.js';
 import { connectSpecOf, probeOptionsOf } from '../changes/observe-server.js';
@@ -7,12 +6,13 @@ import { recordObservation, type RecordedObservation } from '../changes/record-o
 import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
-import { heldSessions, type ServerRow } from '../db/schema.js';
+import type { ServerRow } from '../db/schema.js';
 import type { DeliveryContext } from '../diff/index.js';
 import { canonicalListing } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import { probe, type ProbeResult } from '../mcp/index.js';
 import { HeldSession } from './held-session.js';
+import { forgetHeldSession, noteHeldSession } from './held-sessions-repo.js';
 import type { Limiter } from './limiter.js';
 import { markDown, markUp } from './outages-repo.js';
 
@@ -111,9 +111,7 @@ export class ServerWatcher {
     this.stopping.abort();
     await this.task?.destroy();
     await Promise.all([this.held?.stop(), this.probing]);
-    await this.safely('forget held session', () =>
-      this.deps.db.delete(heldSessions).where(eq(heldSessions.serverId, this.server.id)),
-    );
+    await this.safely('forget held session', () => forgetHeldSession(this.deps.db, this.server.id));
     this.log.info('stopped watching');
   }
 
@@ -193,27 +191,14 @@ export class ServerWatcher {
     const recorded = await this.record(result, trigger, at, delivery);
     if (!recorded || !held) return;
     await this.safely('note held session', () =>
-      this.deps.db
-        .insert(heldSessions)
-        .values({
-          serverId: this.server.id,
-          workerId: this.deps.workerId,
-          connectedAt: at,
-          listingHash: recorded.listing?.hash ?? null,
-          listedAt: at,
-          lastNotificationAt: held.lastNotificationAt,
-          listChangedAdvertised: held.listChangedAdvertised,
-        })
-        .onConflictDoUpdate({
-          target: heldSessions.serverId,
-          set: {
-            workerId: this.deps.workerId,
-            listingHash: recorded.listing?.hash ?? null,
-            listedAt: at,
-            lastNotificationAt: held.lastNotificationAt,
-            listChangedAdvertised: held.listChangedAdvertised,
-          },
-        }),
+      noteHeldSession(this.deps.db, {
+        serverId: this.server.id,
+        workerId: this.deps.workerId,
+        listingHash: recorded.listing?.hash ?? null,
+        listedAt: at,
+        lastNotificationAt: held.lastNotificationAt,
+        listChangedAdvertised: held.listChangedAdvertised,
+      }),
     );
   }
 

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inArray } from 'drizzle-orm';
 import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
-import { servers } from '../db/schema.js';
 import type { Logger } from '../log.js';
+import { serversWithIds } from '../registry/servers-repo.js';
 import {
   claimLeases,
   fairShare,
@@ -112,7 +111,7 @@ export class Supervisor {
     // Whole registrations are read only for servers new to this worker or edited since.
     const toStart = leased.map((lease) => lease.serverId).filter((id) => !this.watchers.has(id));
     if (toStart.length === 0 || this.stopping.signal.aborted) return this.maybePrune();
-    const rows = await db.select().from(servers).where(inArray(servers.id, toStart));
+    const rows = await serversWithIds(db, toStart);
     for (const row of rows) {
       if (this.stopping.signal.aborted) break;
       const watcher = new ServerWatcher(row, {

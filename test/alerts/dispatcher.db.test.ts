@@ -2,9 +2,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
+import { emailOnlyPolicy, type AlertPolicy } from '../../src/alerts/alert-policy.js';
 import { listAlerts } from '../../src/alerts/alerts-repo.js';
-import { AlertDispatcher, DEFAULT_DISPATCHER_OPTIONS } from '../../src/alerts/dispatcher.js';
+import { ChannelDispatcher, DEFAULT_DISPATCHER_OPTIONS } from '../../src/alerts/dispatcher.js';
+import { messageIdOf } from '../../src/alerts/channel.js';
+import { createEmailChannel } from '../../src/alerts/email-channel.js';
 import { createEmlSender } from '../../src/alerts/eml-sender.js';
 import type { MailSender } from '../../src/alerts/mail-sender.js';
 import { createSmtpSender } from '../../src/alerts/smtp-sender.js';
@@ -53,6 +55,8 @@ async function newServer(name: string, notify: string[] = []): Promise<ServerRow
     trust: 'trusted',
     schedule: null,
     notify,
+    slackUrl: null,
+    webhookUrl: null,
     hold: false,
     alertMinSeverity: null,
   });
@@ -73,13 +77,12 @@ function dispatcher(
   sender: MailSender,
   overrides: { retryBaseMs?: number; maxAttempts?: number } = {},
 ) {
-  return new AlertDispatcher({
+  return new ChannelDispatcher({
     db: handle.db,
-    sender,
+    channel: createEmailChannel(sender, 'mcp-drift@example.org'),
     logger,
     options: {
       ...DEFAULT_DISPATCHER_OPTIONS,
-      from: 'mcp-drift@example.org',
       maxAttempts: overrides.maxAttempts ?? 10,
       retryBaseMs: overrides.retryBaseMs ?? 200,
       pollMs: 50,
@@ -87,14 +90,15 @@ function dispatcher(
   });
 }
 
-const immediate: AlertPolicy = {
-  minSeverity: 'medium',
-  recipients: ['ops@example.org'],
-  digestSeconds: 0,
-};
+const immediate: AlertPolicy = emailOnlyPolicy(['ops@example.org']);
 
 async function alertsOf(server: ServerRow) {
   return (await listAlerts(handle.db, { limit: 1000 })).filter((row) => row.serverId === server.id);
+}
+
+/** The server's alerts' deliveries, oldest first. */
+async function deliveriesOf(server: ServerRow) {
+  return (await alertsOf(server)).flatMap((row) => row.deliveries).sort((a, b) => a.id - b.id);
 }
 
 describe(`alert outbox and dispatcher (${backend})`, () => {
@@ -115,7 +119,10 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
       immediate,
     );
     expect(recorded.change?.row.severity).toBe('critical');
-    expect(recorded.change?.alert?.status).toBe('pending');
+    expect(recorded.change?.alert?.deliveries.map((row) => row.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
 
     const before = smtp.received.length;
     const sender = createSmtpSender(smtp.url);
@@ -126,17 +133,23 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
     );
     await running.stop();
 
+    // One message per recipient: each address is a delivery of its own.
     const mails = smtp.received.slice(before);
-    expect(mails).toHaveLength(1);
-    const { mail, envelopeTo } = mails[0]!;
-    expect(envelopeTo.sort()).toEqual(['ops@example.org', 'owner@example.org']);
+    expect(mails.map((entry) => entry.envelopeTo).sort()).toEqual([
+      ['ops@example.org'],
+      ['owner@example.org'],
+    ]);
+    const { mail, envelopeTo } = mails.find((entry) => entry.envelopeTo[0] === 'ops@example.org')!;
+    const opsDelivery = recorded.change!.alert!.deliveries.find(
+      (row) => row.destination === envelopeTo[0],
+    )!;
     expect(mail.subject).toBe(
       '[mcp-drift] CRITICAL memory-critical: delete_entities now claims read-only (no change notification)',
     );
-    expect(mail.messageId).toBe(recorded.change!.alert!.messageId);
+    expect(mail.messageId).toBe(messageIdOf(opsDelivery.key));
     expect(mail.text).toContain('delete_entities');
     expect(mail.text).toContain(`mcp-drift change show ${recorded.change!.row.id}`);
-    expect(mail.text).toContain(`mcp-drift alerts ack ${recorded.change!.alert!.id}`);
+    expect(mail.text).toContain(`mcp-drift alerts ack ${recorded.change!.alert!.alert.id}`);
     expect(mail.html).toContain('<table');
     expect(mail.html).toContain('readOnlyHint');
     expect(mail.headers.get('x-mcp-drift-severity')).toBe('critical');
@@ -149,7 +162,11 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
       tool.name === 'read_graph' ? { ...tool, title: 'Read the graph' } : tool,
     );
     // A title change, not notified: medium and high findings, no critical one.
-    const recorded = await observe(server, changed, { ...immediate, minSeverity: 'critical' });
+    const recorded = await observe(
+      server,
+      changed,
+      emailOnlyPolicy(['ops@example.org'], { minSeverity: 'critical' }),
+    );
     expect(recorded.change).not.toBeNull();
     expect(recorded.change?.alert).toBeNull();
     expect(await alertsOf(server)).toEqual([]);
@@ -168,10 +185,10 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
     const sender = createSmtpSender(`smtp://127.0.0.1:${port}`);
     const running = dispatcher(sender, { retryBaseMs: 100 });
     running.start();
-    await waitUntil('two refused attempts per alert', async () =>
-      (await alertsOf(server)).every((row) => row.attempts >= 2 && row.status === 'pending'),
+    await waitUntil('two refused attempts per delivery', async () =>
+      (await deliveriesOf(server)).every((row) => row.attempts >= 2 && row.status === 'pending'),
     );
-    const refused = await alertsOf(server);
+    const refused = await deliveriesOf(server);
     expect(refused[0]!.lastError).toMatch(/ECONNREFUSED/);
 
     const late = await startSmtpServer({ port });
@@ -181,7 +198,9 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
       );
       await running.stop();
       const ids = late.received.map((entry) => entry.mail.messageId);
-      expect(ids.sort()).toEqual(changes.map((change) => change.change!.alert!.messageId).sort());
+      expect(ids.sort()).toEqual(
+        changes.map((change) => messageIdOf(change.change!.alert!.deliveries[0]!.key)).sort(),
+      );
     } finally {
       await running.stop();
       await late.close();
@@ -199,9 +218,9 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
       await waitUntil('the alert to fail', async () =>
         (await alertsOf(server)).every((row) => row.status === 'failed'),
       );
-      const [alert] = await alertsOf(server);
-      expect(alert!.attempts).toBe(1);
-      expect(alert!.lastError).toMatch(/550/);
+      const [delivery] = await deliveriesOf(server);
+      expect(delivery!.attempts).toBe(1);
+      expect(delivery!.lastError).toMatch(/550/);
     } finally {
       await running.stop();
       await refusing.close();
@@ -222,9 +241,9 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
       await waitUntil('the alert to fail', async () =>
         (await alertsOf(server)).every((row) => row.status === 'failed'),
       );
-      const [alert] = await alertsOf(server);
-      expect(alert!.attempts).toBe(3);
-      expect(alert!.lastError).toMatch(/ECONNREFUSED/);
+      const [delivery] = await deliveriesOf(server);
+      expect(delivery!.attempts).toBe(3);
+      expect(delivery!.lastError).toMatch(/ECONNREFUSED/);
     } finally {
       await running.stop();
     }
@@ -286,8 +305,8 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
     await running.stop();
     const mails = smtp.received.slice(before);
     expect(mails).toHaveLength(1);
-    const headId = recorded[0]!.change!.alert!.id;
-    expect((await alertsOf(server)).filter((row) => row.digestOf === headId)).toHaveLength(4);
+    const headId = recorded[0]!.change!.alert!.deliveries[0]!.id;
+    expect((await deliveriesOf(server)).filter((row) => row.digestOf === headId)).toHaveLength(4);
     for (const entry of recorded) {
       expect(mails[0]!.mail.text).toContain(`mcp-drift change show ${entry.change!.row.id}`);
     }
@@ -311,7 +330,11 @@ describe(`alert outbox and dispatcher (${backend})`, () => {
     await running.stop();
     const files = readdirSync(outbox).filter((file) => file.endsWith('.eml'));
     expect(files).toEqual([
-      expect.stringMatching(new RegExp(`-alert-${recorded.change!.alert!.id}\\.eml$`)),
+      expect.stringMatching(
+        new RegExp(
+          `-alert-${recorded.change!.alert!.alert.id}-${recorded.change!.alert!.deliveries[0]!.id}\\.eml$`,
+        ),
+      ),
     ]);
     const mail = await simpleParser(readFileSync(path.join(outbox, files[0]!)));
     expect(mail.subject).toMatch(

@@ -1,6 +1,6 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
+import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { alerts, findings, servers } from '../../src/db/schema.js';
@@ -16,7 +16,7 @@ import { allReadOnly, destructiveTools, listed } from '../support/probe-results.
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
-const policy: AlertPolicy = { minSeverity: 'medium', recipients: [], digestSeconds: 0 };
+const policy = emailOnlyPolicy([]);
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -55,6 +55,6 @@ describe(`a change with thousands of findings (${backend})`, () => {
       .where(eq(findings.changeId, row.id));
     expect(stored!.n).toBe(diff.findings.length);
     const [queued] = await handle.db.select().from(alerts).where(eq(alerts.changeId, row.id));
-    expect(queued).toMatchObject({ id: alert!.id, severity: 'critical', status: 'pending' });
+    expect(queued).toMatchObject({ id: alert!.alert.id, severity: 'critical' });
   });
 });

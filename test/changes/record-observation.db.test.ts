@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordObservation } from '../../src/changes/record-observation.js';
-import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
+import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
   baselines,
@@ -20,7 +20,7 @@ import { listed, relaxed } from '../support/probe-results.js';
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
-const policy: AlertPolicy = { minSeverity: 'medium', recipients: [], digestSeconds: 0 };
+const policy = emailOnlyPolicy([]);
 
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
 
@@ -139,6 +139,8 @@ describe(`recording observations (${backend})`, () => {
     expect(stored.map((f) => [f.tool, f.kind, f.field, f.severity]).sort()).toEqual(
       [
         [null, 'silent_change', null, 'high'],
+        // listed() reports the same serverInfo.version on both sides.
+        [null, 'unversioned_change', null, 'low'],
         ['delete_entities', 'annotation_relaxed', 'readOnlyHint', 'critical'],
         ['delete_entities', 'annotation_contradiction', 'readOnlyHint', 'medium'],
       ].sort(),

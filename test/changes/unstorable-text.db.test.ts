@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertPolicy } from '../../src/alerts/alert-policy.js';
+import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import { getChange } from '../../src/changes/changes-repo.js';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
-  alerts,
+  deliveries,
   listings,
   observations,
   outages,
@@ -28,11 +28,7 @@ import { listed, relaxed } from '../support/probe-results.js';
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
-const policy: AlertPolicy = {
-  minSeverity: 'medium',
-  recipients: ['ops@example.com'],
-  digestSeconds: 0,
-};
+const policy = emailOnlyPolicy(['ops@example.com']);
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
 
 /** Every kind of text the database refuses or mangles, and the escape character itself. */
@@ -139,8 +135,13 @@ describe(`text the database refuses (${backend})`, () => {
     // The observation's jsonb and text, as the server sent them.
     const [observation] = await recentObservations(handle.db, server.id, 1);
     expect(observation).toMatchObject({ serverInfo, capabilities, cacheScope: NASTY });
-    const [queued] = await handle.db.select().from(alerts).where(eq(alerts.changeId, row.id));
-    expect(queued!.status).toBe('pending');
+    const queued = await handle.db
+      .select()
+      .from(deliveries)
+      .where(eq(deliveries.alertId, alert!.alert.id));
+    expect(queued.map((delivery) => [delivery.channel, delivery.status])).toEqual([
+      ['email', 'pending'],
+    ]);
   });
 
   it('writes an unchanged observation whose server identity holds a NUL, as it came', async () => {

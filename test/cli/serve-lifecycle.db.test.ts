@@ -33,11 +33,16 @@ describe(`serve lifecycle (${backend})`, () => {
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line));
+      // Nobody is configured to hear of changes: serve says so, as a warning.
       expect(lines.map((line) => line.msg)).toEqual([
         'mcp-drift serving',
+        expect.stringMatching(
+          /^no alert destination: nobody will be told of changes; set ALERT_TO/,
+        ),
         'shutting down',
         'stopped',
       ]);
+      expect(lines[1]).toMatchObject({ level: 40 });
       expect(lines[0]).toMatchObject({
         level: 30,
         service: 'mcp-drift',

@@ -170,12 +170,12 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
     [
       ['server', 'add', 'x', '--url', 'http://x.test', '--frobnicate'],
       2,
-      /Unknown option '--frobnicate'/,
+      /^mcp-drift: server add: unknown option '--frobnicate'/,
     ],
     [['server', 'add', 'x', '--url', 'http://x.test', '--stdio', '--', 'node'], 2, /not both/],
     [['server', 'remove', 'ghost'], 3, /no server named "ghost"/],
     [['server', 'edit', 'ghost', '--trust', 'trusted'], 3, /no server named "ghost"/],
-    [['server', 'frob'], 2, /unknown subcommand "frob"/],
+    [['server', 'frob'], 2, /^mcp-drift: server: unknown command 'frob'/],
   ])('rejects %j with exit %i and one line, writing nothing', async (args, code, message) => {
     const result = await cli(...args);
     expect(result.code).toBe(code);
@@ -216,6 +216,29 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
     const removed = await cli('server', 'remove', 'fs');
     expect(removed.code, removed.stderr).toBe(0);
     expect(await listNames()).toEqual(['web']);
+  });
+
+  it('takes --verbose before -- as its own, and everything after -- as the server command', async () => {
+    const added = await cli(
+      'server',
+      'add',
+      'chatty',
+      '--verbose',
+      '--stdio',
+      '--json',
+      '--',
+      'node',
+      'server.js',
+      '--verbose',
+      '--json',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      name: 'chatty',
+      command: 'node',
+      args: ['server.js', '--verbose', '--json'],
+    });
+    expect((await cli('server', 'remove', 'chatty')).code).toBe(0);
   });
 
   it('reports an unreachable DATABASE_URL with exit 4 and the host it tried', async () => {

@@ -12,6 +12,12 @@ describe('configuration', () => {
       ALERT_MIN_SEVERITY: 'medium',
       ALERT_MAX_ATTEMPTS: 10,
       ALERT_RETRY_SECONDS: 30,
+      ALERT_CLAIM_SECONDS: 120,
+      SLACK_WEBHOOK_URL: undefined,
+      SLACK_MIN_SEVERITY: 'medium',
+      WEBHOOK_URL: undefined,
+      WEBHOOK_SECRET: undefined,
+      WEBHOOK_MIN_SEVERITY: 'medium',
       DIGEST_SECONDS: 60,
       DEFAULT_SCHEDULE: '*/5 * * * *',
       HTTP_HOST: '127.0.0.1',
@@ -66,5 +72,39 @@ describe('configuration', () => {
       expect(message).toContain(key);
     }
     expect(message).toMatch(/^invalid configuration: /);
+  });
+
+  it('lists Slack and webhook problems with the others, a missing secret included', () => {
+    let message = '';
+    try {
+      loadConfig({
+        SLACK_WEBHOOK_URL: 'http://hooks.slack.com/services/T/B/x',
+        WEBHOOK_URL: 'https://user:pw@hooks.example.org/in',
+        SLACK_MIN_SEVERITY: 'loud',
+        ALERT_CLAIM_SECONDS: '1',
+        ALERT_MIN_SEVERITY: 'huge',
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain(
+      'SLACK_WEBHOOK_URL must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost)',
+    );
+    expect(message).toContain('WEBHOOK_URL must not hold a user or password');
+    expect(message).toContain('WEBHOOK_SECRET must be set when WEBHOOK_URL is');
+    for (const key of ['SLACK_MIN_SEVERITY', 'ALERT_CLAIM_SECONDS', 'ALERT_MIN_SEVERITY']) {
+      expect(message).toContain(key);
+    }
+  });
+
+  it('gives the channels the email minimum unless they have their own', () => {
+    const config = loadConfig({
+      ALERT_MIN_SEVERITY: 'low',
+      WEBHOOK_MIN_SEVERITY: 'critical',
+      WEBHOOK_URL: 'http://127.0.0.1:8080/hook',
+      WEBHOOK_SECRET: 'a-secret-of-16-or-more',
+    });
+    expect(config.SLACK_MIN_SEVERITY).toBe('low');
+    expect(config.WEBHOOK_MIN_SEVERITY).toBe('critical');
   });
 });

@@ -31,6 +31,7 @@ describe(`the data model (${backend})`, () => {
       'alerts',
       'baselines',
       'changes',
+      'deliveries',
       'findings',
       'held_sessions',
       'listings',

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
-  alerts,
+  deliveries,
   changes,
   heldSessions,
   observations,
@@ -215,7 +215,7 @@ describe(`secrets in logs (${backend})`, () => {
       'serve to have exercised every server',
       async () => {
         const rowsOf = async (
-          table: typeof changes | typeof outages | typeof observations | typeof alerts,
+          table: typeof changes | typeof outages | typeof observations | typeof deliveries,
           name: string,
         ) => handle.db.select().from(table).where(eq(table.serverId, ids[name]!));
         const observed = (name: string, outcome: 'ok' | 'error') =>
@@ -227,7 +227,7 @@ describe(`secrets in logs (${backend})`, () => {
           ...((await rowsOf(outages, 'refused')).length > 0 ? [] : ['an outage of refused']),
           ...((await observed('leaky', 'error')) >= 3 ? [] : ['3 failures of leaky']),
           ...((await observed('versioned', 'ok')) > 0 ? [] : ['a listing of versioned']),
-          ...((await rowsOf(alerts, 'authorized')).some(
+          ...((await rowsOf(deliveries, 'authorized')).some(
             (row) => 'attempts' in row && row.attempts > 0,
           )
             ? []

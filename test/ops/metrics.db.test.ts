@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
   alerts,
+  deliveries,
   changes,
   heldSessions,
   listings,
@@ -95,6 +96,7 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
   const observationRows = await db.select().from(observations);
   const changeRows = await db.select().from(changes);
   const alertRows = await db.select().from(alerts);
+  const deliveryRows = await db.select().from(deliveries);
 
   const exact: Record<string, number> = {};
   const sums: Record<string, number> = {};
@@ -119,10 +121,26 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
       (row) => row.severity === severity,
     ).length;
   }
-  for (const status of ['pending', 'sent', 'failed', 'acknowledged']) {
+  // An alert's status follows from its deliveries (src/alerts/alerts-repo.ts, alertStatus).
+  const statusOf = (alert: (typeof alertRows)[number]) => {
+    const own = deliveryRows.filter((row) => row.alertId === alert.id);
+    if (alert.acknowledgedAt !== null) return 'acknowledged';
+    if (own.length === 0) return 'undeliverable';
+    if (own.some((row) => row.status === 'pending')) return 'pending';
+    if (own.some((row) => row.status === 'failed')) return 'failed';
+    return 'sent';
+  };
+  for (const status of ['pending', 'sent', 'failed', 'undeliverable', 'acknowledged']) {
     exact[key('mcp_drift_alerts', { status })] = alertRows.filter(
-      (row) => row.status === status,
+      (row) => statusOf(row) === status,
     ).length;
+  }
+  for (const channel of ['email', 'slack', 'webhook']) {
+    for (const status of ['pending', 'delivered', 'failed', 'cancelled']) {
+      exact[key('mcp_drift_alert_deliveries', { channel, status })] = deliveryRows.filter(
+        (row) => row.channel === channel && row.status === status,
+      ).length;
+    }
   }
   for (const trigger of ['poll', 'notification', 'startup', 'manual']) {
     const durations = observationRows
@@ -237,7 +255,7 @@ describe(`/metrics of a running serve (${backend})`, () => {
 
     // Rows the watchers would take long to produce, on the disabled server nobody watches
     // (and one old listing of the dead server, so it has a time since its last listing).
-    const listing = change.fromHash;
+    const listing = change.fromHash!;
     const base = { serverId: ids.parked, startedAt: new Date(), listingHash: listing };
     const odd = await handle.db
       .insert(observations)
@@ -286,24 +304,26 @@ describe(`/metrics of a running serve (${backend})`, () => {
         severity: 'low',
       })
       .returning();
-    await handle.db.insert(alerts).values([
-      {
-        serverId: ids.parked,
-        changeId: first!.id,
-        severity: 'medium',
-        status: 'failed',
-        recipients: [],
-        messageId: `<m1-${first!.id}@test>`,
-      },
-      {
-        serverId: ids.parked,
-        changeId: second!.id,
-        severity: 'low',
-        status: 'acknowledged',
-        recipients: [],
-        messageId: `<m2-${second!.id}@test>`,
-      },
-    ]);
+    const [failedAlert] = await handle.db
+      .insert(alerts)
+      .values([
+        { serverId: ids.parked, changeId: first!.id, severity: 'medium' },
+        {
+          serverId: ids.parked,
+          changeId: second!.id,
+          severity: 'low',
+          acknowledgedAt: new Date(),
+        },
+      ])
+      .returning();
+    await handle.db.insert(deliveries).values({
+      alertId: failedAlert!.id,
+      serverId: ids.parked,
+      channel: 'slack',
+      destination: 'https://hooks.example.org/services/x',
+      status: 'failed',
+      key: `k-${failedAlert!.id}`,
+    });
     expect(await handle.db.select().from(listings).where(eq(listings.hash, listing))).toHaveLength(
       1,
     );

@@ -16,6 +16,9 @@ const SCRUBBED = [
   'LOG_LEVEL',
   'ALERT_TO',
   'ALERT_FROM',
+  'SLACK_WEBHOOK_URL',
+  'WEBHOOK_URL',
+  'WEBHOOK_SECRET',
 ];
 
 export interface CliOptions {

@@ -20,10 +20,12 @@ export interface TestSmtpServer {
  * A real SMTP server on loopback (the `smtp-server` package) that keeps every message it
  * accepts, parsed by mailparser. `port` may name a port to listen on: the tests that
  * start mail service late reuse the port they first found closed.
- * `rejectRecipients` answers RCPT TO with a permanent 550.
+ * `rejectRecipients` answers RCPT TO with a permanent 550; `refuse` answers RCPT TO for
+ * the addresses it names with the code given (550 for good, 451 "try later"), and may be
+ * changed while the server runs.
  */
 export async function startSmtpServer(
-  options: { port?: number; rejectRecipients?: boolean } = {},
+  options: { port?: number; rejectRecipients?: boolean; refuse?: Map<string, number> } = {},
 ): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
@@ -31,11 +33,14 @@ export async function startSmtpServer(
     disabledCommands: ['STARTTLS'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (options.rejectRecipients) {
-        const error = new Error(`mailbox ${address.address} unavailable`) as Error & {
-          responseCode: number;
-        };
-        error.responseCode = 550;
+      const code = options.rejectRecipients ? 550 : options.refuse?.get(address.address);
+      if (code !== undefined) {
+        const error = new Error(
+          code >= 500
+            ? `mailbox ${address.address} unavailable`
+            : `mailbox ${address.address} busy, try later`,
+        ) as Error & { responseCode: number };
+        error.responseCode = code;
         return callback(error);
       }
       callback();

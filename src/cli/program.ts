@@ -1,0 +1,386 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { DriftError } from '../errors.js';
+import type { CommandAction, CommandRun } from './command-run.js';
+
+/*
+ * The whole command line: every command, its arguments, flags, help and examples. Each
+ * command's code is imported only when it runs, so that `--help`, `--version` and `diff`
+ * never load the database drivers, the watch service or the mailer (issue 15: fast start).
+ * Nothing here may import more than commander: this file is loaded on every call.
+ */
+
+/** How main.ts hands a command what it needs beyond its flags. */
+export interface RunSupport {
+  rest: string[] | undefined;
+  context: CommandRun['context'];
+}
+
+const LEVELS = 'critical, high, medium, low or info';
+const TRUST = 'trusted, partial or untrusted';
+const ALERT_STATUSES = 'pending, sent, failed, undeliverable or acknowledged';
+const CHANNELS = 'email, slack or webhook';
+
+function packageVersion(): string {
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+/** Repeated flags (`--header A=1 --header B=2`) collect into a list. */
+const collect = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+];
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
+
+function jsonFlag(command: Command): Command {
+  return command.option('--json', 'print one JSON document on stdout (logs go to stderr)');
+}
+
+export function buildProgram(support: RunSupport): Command {
+  /** The action of a command: its module is imported when, and only when, it runs. */
+  const lazy: Lazy =
+    (load, options = {}) =>
+    async (...params: unknown[]): Promise<void> => {
+      const command = params.at(-1) as Command;
+      if (support.rest !== undefined && !options.commandLine) {
+        throw new DriftError(
+          'USAGE',
+          `${command.parent?.parent ? `${command.parent.name()} ` : ''}${command.name()}: nothing follows -- here; only server add and server edit take a command line after it`,
+        );
+      }
+      const action = await load();
+      await action({
+        args: command.processedArgs as (string | undefined)[],
+        opts: command.opts(),
+        rest: support.rest,
+        context: support.context,
+      });
+    };
+
+  const program = new Command('mcp-drift')
+    .description(
+      'Watches MCP servers’ tool listings and tells operators when a change alters how hosts gate tool calls.',
+    )
+    .version(packageVersion(), '-V, --version', 'print the version of mcp-drift')
+    .helpOption('-h, --help', 'show the help of a command')
+    .helpCommand('help [COMMAND...]', 'show the help of a command (e.g. mcp-drift help server add)')
+    .option('--verbose', 'print the stack trace of an unexpected error (anywhere before --)')
+    .configureHelp({
+      showGlobalOptions: true,
+      // `check <NAME>`: every command has options, so "[options]" says nothing in a list.
+      subcommandTerm: (command) =>
+        [
+          command.name(),
+          ...command.registeredArguments.map((argument) =>
+            argument.required ? `<${argument.name()}>` : `[${argument.name()}]`,
+          ),
+        ].join(' '),
+    })
+    .addHelpText(
+      'after',
+      `
+Every listing command takes --json. Configuration comes from the environment or a .env file
+(see README.md). Exit codes: 0 ok; 1 --fail-on threshold reached or an unexpected error;
+2 bad usage or bad input; 3 not found or conflict; 4 database, server or mail unreachable;
+130 interrupted.`,
+    );
+
+  program
+    .command('serve')
+    .summary('run the service (migrates first)')
+    .description(
+      'Run the service until SIGINT or SIGTERM: watch every enabled server, record changes, send alerts, and serve health and metrics on HTTP_HOST:HTTP_PORT. Applies pending migrations first.',
+    )
+    .addHelpText('after', examples('mcp-drift serve', 'DATABASE_URL=postgres://… mcp-drift serve'))
+    .action(lazy(async () => (await import('./serve-command.js')).serveCommand));
+
+  jsonFlag(
+    program
+      .command('migrate')
+      .summary('apply database migrations')
+      .description('Apply pending database migrations (every command opening the database does).'),
+  )
+    .addHelpText('after', examples('mcp-drift migrate'))
+    .action(lazy(async () => (await import('./migrate-command.js')).migrateCommand));
+
+  addServerCommands(program, lazy);
+
+  jsonFlag(
+    program
+      .command('check')
+      .summary('list a server now, diff it against its baseline, print')
+      .description(
+        'Connect as a new host would, list every page, record the observation (and a change if the listing differs from the previous one), and print the findings against the approved baseline. The first successful listing becomes the baseline.',
+      )
+      .argument('<NAME>', 'a registered server')
+      .option('--fail-on <LEVEL>', `exit 1 when the severity reaches LEVEL (${LEVELS})`),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift check fs', 'mcp-drift check fs --fail-on high --json'),
+    )
+    .action(lazy(async () => (await import('./check-command.js')).checkCommand));
+
+  jsonFlag(
+    program
+      .command('diff')
+      .summary('offline diff of two listing files')
+      .description(
+        'Diff two listings without a database: each file is a tools/list result ({"tools":[…]}) or a JSON array of tools.',
+      )
+      .argument('<BEFORE.json>', 'the earlier listing')
+      .argument('<AFTER.json>', 'the later listing')
+      .option(
+        '--trust <LEVEL>',
+        `what the findings say hosts do with the hints (${TRUST}; default untrusted)`,
+      )
+      .option('--fail-on <LEVEL>', `exit 1 when the severity reaches LEVEL (${LEVELS})`),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift diff before.json after.json',
+        'mcp-drift diff before.json after.json --json --fail-on high',
+      ),
+    )
+    .action(lazy(async () => (await import('./diff-command.js')).diffCommand));
+
+  jsonFlag(
+    program
+      .command('history')
+      .summary('a server’s observations, newest first, with their changes')
+      .argument('<NAME>', 'a registered server')
+      .option('--limit <N>', 'how many observations (default 50)'),
+  )
+    .addHelpText('after', examples('mcp-drift history fs --limit 10'))
+    .action(lazy(async () => (await import('./history-command.js')).historyCommand));
+
+  jsonFlag(
+    program
+      .command('changes')
+      .summary('recorded changes, newest first')
+      .option('--server <NAME>', 'only this server’s changes')
+      .option('--limit <N>', 'how many changes (default 50)'),
+  )
+    .addHelpText('after', examples('mcp-drift changes', 'mcp-drift changes --server fs --json'))
+    .action(lazy(async () => (await import('./changes-command.js')).changesCommand));
+
+  const change = program
+    .command('change')
+    .summary('one recorded change (change show ID)')
+    .description('One recorded change.');
+  jsonFlag(
+    change
+      .command('show')
+      .summary('one change with the full interpretation record of each finding')
+      .argument('<ID>', 'a change id, as `mcp-drift changes` lists them'),
+  )
+    .addHelpText('after', examples('mcp-drift change show 12'))
+    .action(lazy(async () => (await import('./changes-command.js')).changeShowCommand));
+
+  const alerts = program
+    .command('alerts')
+    .summary('the alert outbox (alerts list, ack ID, retry ID, test)')
+    .description('The alert outbox.');
+  jsonFlag(
+    alerts
+      .command('list')
+      .summary('alerts, newest first, with each delivery’s status, tries and last error')
+      .option('--status <STATUS>', `only alerts in this status (${ALERT_STATUSES})`)
+      .option('--limit <N>', 'how many alerts (default 50)'),
+  )
+    .addHelpText('after', examples('mcp-drift alerts list --status failed'))
+    .action(lazy(async () => (await import('./alerts-command.js')).alertsListCommand));
+  jsonFlag(
+    alerts
+      .command('ack')
+      .summary('mark an alert as seen (with a digest’s first alert, the whole message)')
+      .description(
+        'Mark an alert as seen by an operator. Acknowledging the first alert of a digest acknowledges the whole message; an alert acknowledged before it was sent is not sent.',
+      )
+      .argument('<ID>', 'an alert id, as `mcp-drift alerts list` lists them'),
+  )
+    .addHelpText('after', examples('mcp-drift alerts ack 7'))
+    .action(lazy(async () => (await import('./alerts-command.js')).alertsAckCommand));
+  jsonFlag(
+    alerts
+      .command('retry')
+      .summary('send a failed or undeliverable alert again, once the cause is fixed')
+      .description(
+        'Queue the failed deliveries of an alert again, or, for an alert that had nobody to tell, deliveries to the destinations configured now. A running `mcp-drift serve` sends them.',
+      )
+      .argument('<ID>', 'an alert id, as `mcp-drift alerts list` lists them'),
+  )
+    .addHelpText('after', examples('mcp-drift alerts retry 7'))
+    .action(lazy(async () => (await import('./alerts-command.js')).alertsRetryCommand));
+  jsonFlag(
+    alerts
+      .command('test')
+      .summary('send a test message through each configured channel and report each result')
+      .description(
+        'Send a test message through every configured channel (or one), now, and report each destination’s result. Exits 4 when one fails.',
+      )
+      .option('--channel <NAME>', `only this channel (${CHANNELS})`),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift alerts test', 'mcp-drift alerts test --channel slack'),
+    )
+    .action(lazy(async () => (await import('./alerts-command.js')).alertsTestCommand));
+
+  const baseline = program
+    .command('baseline')
+    .summary('the approved listing (baseline show NAME, baseline approve NAME)')
+    .description('The listing a server’s changes are judged against.');
+  jsonFlag(
+    baseline
+      .command('show')
+      .summary('the approved listing’s tools and hints')
+      .argument('<NAME>', 'a registered server'),
+  )
+    .addHelpText('after', examples('mcp-drift baseline show fs'))
+    .action(lazy(async () => (await import('./baseline-command.js')).baselineShowCommand));
+  jsonFlag(
+    baseline
+      .command('approve')
+      .summary('approve the latest listing, or the one given, as the baseline')
+      .argument('<NAME>', 'a registered server')
+      .option('--listing <HASH>', 'the listing to approve: 8 to 64 hex digits of its hash'),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift baseline approve fs', 'mcp-drift baseline approve fs --listing 3f2a9c01'),
+    )
+    .action(lazy(async () => (await import('./baseline-command.js')).baselineApproveCommand));
+
+  return program;
+}
+
+type Lazy = (
+  load: () => Promise<CommandAction>,
+  options?: { commandLine?: boolean },
+) => (...params: unknown[]) => Promise<void>;
+
+/** The flags of a registration, shared by `server add` and `server edit`. */
+function registrationFlags(command: Command, editing: boolean): Command {
+  command
+    .option('--stdio', 'a stdio server: its command line follows --')
+    .option('--url <URL>', 'a Streamable HTTP (or, with --transport sse, legacy SSE) endpoint')
+    .option('--transport <KIND>', 'http (Streamable HTTP, the default) or sse (legacy HTTP+SSE)')
+    .option('--header <K=V>', 'an HTTP header; repeat for more; write secrets as ${VAR}', collect)
+    .option('--env <K=V>', 'an environment variable of a stdio server; repeat for more', collect)
+    .option('--cwd <DIR>', 'the working directory of a stdio server')
+    .option('--trust <LEVEL>', `trust posture: ${TRUST} (default untrusted)`)
+    .option(
+      '--schedule <CRON>',
+      editing
+        ? 'probe schedule, a cron expression; default: back to DEFAULT_SCHEDULE'
+        : 'probe schedule, a cron expression (default DEFAULT_SCHEDULE)',
+    )
+    .option('--notify <EMAIL>', 'an alert recipient besides ALERT_TO; repeat for more', collect)
+    .option(
+      '--slack <URL>',
+      'a Slack incoming-webhook URL for this server, besides SLACK_WEBHOOK_URL',
+    )
+    .option(
+      '--webhook <URL>',
+      'a webhook URL for this server, besides WEBHOOK_URL (signed with WEBHOOK_SECRET)',
+    )
+    .option('--hold', 'keep a long-lived session to a stdio server (http and sse always are)')
+    .option(
+      '--alert-min-severity <LEVEL>',
+      editing
+        ? `alert from this severity on (${LEVELS}); default: back to ALERT_MIN_SEVERITY`
+        : `alert from this severity on (${LEVELS}; default ALERT_MIN_SEVERITY)`,
+    );
+  if (editing) {
+    command
+      .addOption(new Option('--no-hold', 'stop holding a stdio server’s session'))
+      .addOption(new Option('--no-slack', 'drop this server’s own Slack URL'))
+      .addOption(new Option('--no-webhook', 'drop this server’s own webhook URL'));
+  }
+  return jsonFlag(command);
+}
+
+function addServerCommands(program: Command, lazy: Lazy): void {
+  const server = program
+    .command('server')
+    .summary('the registry of watched servers (add, list, show, edit, enable, disable, remove)')
+    .description('The registry of watched MCP servers.');
+  const load = async () => import('./server-command.js');
+
+  registrationFlags(
+    server
+      .command('add')
+      .summary('register a server')
+      .description(
+        'Register a server. Everything is checked before anything is written, and every bad value is reported at once.',
+      )
+      .usage('NAME (--stdio [options] -- CMD [ARGS…] | --url URL [--transport http|sse]) [options]')
+      .argument('<NAME>', '1-64 letters, digits, -, _ or ., starting with a letter or digit'),
+    false,
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift server add fs --stdio -- npx @modelcontextprotocol/server-filesystem /tmp',
+        "mcp-drift server add web --url http://127.0.0.1:3001/mcp --header 'Authorization=Bearer ${TOKEN}' --trust trusted",
+      ),
+    )
+    .action(lazy(async () => (await load()).serverAddCommand, { commandLine: true }));
+
+  jsonFlag(server.command('list').summary('every registered server'))
+    .addHelpText('after', examples('mcp-drift server list', 'mcp-drift server list --json'))
+    .action(lazy(async () => (await load()).serverListCommand));
+
+  jsonFlag(
+    server
+      .command('show')
+      .summary('one registration (literal secrets masked)')
+      .argument('<NAME>', 'a registered server'),
+  )
+    .addHelpText('after', examples('mcp-drift server show fs --json'))
+    .action(lazy(async () => (await load()).serverShowCommand));
+
+  registrationFlags(
+    server
+      .command('edit')
+      .summary('change a registration; each flag given replaces that field')
+      .description(
+        'Change a registration: each flag given replaces that field (--header, --env and --notify replace the whole set); --url or --stdio -- CMD switches the transport.',
+      )
+      .usage('NAME [options] [-- CMD [ARGS…]]')
+      .argument('<NAME>', 'a registered server'),
+    true,
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift server edit web --trust partial --schedule default',
+        'mcp-drift server edit fs --stdio -- node ./server.js',
+      ),
+    )
+    .action(lazy(async () => (await load()).serverEditCommand, { commandLine: true }));
+
+  for (const [name, summary] of [
+    ['enable', 'watch the server again'],
+    ['disable', 'stop watching the server, keeping its history'],
+  ] as const) {
+    jsonFlag(server.command(name).summary(summary).argument('<NAME>', 'a registered server'))
+      .addHelpText('after', examples(`mcp-drift server ${name} web`))
+      .action(lazy(async () => (await load()).serverEnableCommand(name === 'enable')));
+  }
+
+  jsonFlag(
+    server
+      .command('remove')
+      .summary('delete a registration and its history')
+      .argument('<NAME>', 'a registered server'),
+  )
+    .addHelpText('after', examples('mcp-drift server remove web'))
+    .action(lazy(async () => (await load()).serverRemoveCommand));
+}

@@ -1,0 +1,72 @@
+import type { Database } from '../db/client.js';
+import { DriftError } from '../errors.js';
+import { buildSpec, changesAnything, type RegistrationInput } from './registration-input.js';
+import type { ServerSpec } from './server-spec.js';
+import { serverView, type ServerView, type ViewDefaults } from './server-view.js';
+import {
+  getServer,
+  insertServer,
+  listServers,
+  removeServer,
+  setServerEnabled,
+  specOf,
+  updateServer,
+} from './servers-repo.js';
+
+/*
+ * The registry's use cases: each checks its input, writes through servers-repo, and
+ * answers with views (secrets masked), which a caller prints or serves as they are.
+ */
+
+/** `spec` comes from buildSpec, which checks a registration before any database is opened. */
+export async function registerServer(
+  db: Database,
+  spec: ServerSpec,
+  defaults: ViewDefaults,
+): Promise<ServerView> {
+  return serverView(await insertServer(db, spec), defaults);
+}
+
+/** Changes the fields the input gives; the others keep their values. */
+export async function editServer(
+  db: Database,
+  name: string,
+  input: RegistrationInput,
+  defaults: ViewDefaults,
+): Promise<ServerView> {
+  if (!changesAnything(input)) {
+    throw new DriftError(
+      'USAGE',
+      `server edit ${name}: nothing to change; give flags as for server add`,
+    );
+  }
+  const current = await getServer(db, name);
+  const spec = buildSpec(current.name, input, specOf(current));
+  return serverView(await updateServer(db, current.name, spec), defaults);
+}
+
+export async function listServerViews(db: Database, defaults: ViewDefaults): Promise<ServerView[]> {
+  return (await listServers(db)).map((row) => serverView(row, defaults));
+}
+
+export async function showServer(
+  db: Database,
+  name: string,
+  defaults: ViewDefaults,
+): Promise<ServerView> {
+  return serverView(await getServer(db, name), defaults);
+}
+
+/** Removes the server and its history; answers with the name removed. */
+export async function unregisterServer(db: Database, name: string): Promise<{ removed: string }> {
+  return { removed: (await removeServer(db, name)).name };
+}
+
+export async function enableServer(
+  db: Database,
+  name: string,
+  enabled: boolean,
+  defaults: ViewDefaults,
+): Promise<ServerView> {
+  return serverView(await setServerEnabled(db, name, enabled), defaults);
+}

@@ -1,0 +1,71 @@
+import { maskAlertUrl } from '../alerts/alert-url.js';
+import type { ServerRow } from '../db/schema.js';
+import { maskValue, maskValues } from './redact.js';
+
+/**
+ * A registration as it may be shown, by the CLI (`--json` prints it as is) or any other
+ * reader: literal header and env values, and a URL's password, never appear.
+ */
+export interface ServerView {
+  name: string;
+  transport: ServerRow['transport'];
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | null;
+  url: string | null;
+  headers: Record<string, string>;
+  trust: ServerRow['trust'];
+  /** null: the service's default schedule, which `effectiveSchedule` spells out. */
+  schedule: string | null;
+  effectiveSchedule: string;
+  notify: string[];
+  /** This server's own Slack and webhook URLs, their secret paths masked. */
+  slack: string | null;
+  webhook: string | null;
+  alertMinSeverity: ServerRow['alertMinSeverity'];
+  hold: boolean;
+  /** Whether the service keeps a session open (design §2: http and sse always). */
+  held: boolean;
+  enabled: boolean;
+  protocolEra: ServerRow['protocolEra'];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a view needs from the configuration: the schedule a server without one follows. */
+export interface ViewDefaults {
+  schedule: string;
+}
+
+export function serverView(row: ServerRow, defaults: ViewDefaults): ServerView {
+  return {
+    name: row.name,
+    transport: row.transport,
+    command: row.command,
+    args: row.args,
+    env: maskValues(row.env),
+    cwd: row.cwd,
+    url: row.url === null ? null : maskUrl(row.url),
+    headers: maskValues(row.headers),
+    trust: row.trust,
+    schedule: row.schedule,
+    effectiveSchedule: row.schedule ?? defaults.schedule,
+    notify: row.notify,
+    slack: row.slackUrl === null ? null : maskAlertUrl(row.slackUrl),
+    webhook: row.webhookUrl === null ? null : maskAlertUrl(row.webhookUrl),
+    alertMinSeverity: row.alertMinSeverity,
+    hold: row.hold,
+    held: row.transport !== 'stdio' || row.hold,
+    enabled: row.enabled,
+    protocolEra: row.protocolEra,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function maskUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = maskValue(decodeURIComponent(parsed.password));
+  return parsed.toString();
+}

@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliMain } from '../support/cli.js';
+
+// Issue 15: each command loads what it uses. The modules a run resolves are logged by a
+// loader hook (test/support/module-log.mjs); what a command must not load is named here.
+const hook = fileURLToPath(new URL('../support/module-log.mjs', import.meta.url));
+const listings = path.resolve('test/fixtures/listings');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'mcp-drift-modules-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function modulesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
+  const log = path.join(dir, `${args.join('_').replace(/\W+/g, '_')}.log`);
+  const result = spawnSync(process.execPath, ['--import', hook, cliMain, ...args], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      MCP_DRIFT_HOME: path.join(dir, 'home'),
+      MODULE_LOG: log,
+      ...env,
+    },
+    encoding: 'utf8',
+  });
+  expect(result.error).toBeUndefined();
+  return readFileSync(log, 'utf8').trim().split('\n');
+}
+
+const PGLITE = /node_modules\/@electric-sql\//;
+const POSTGRES_DRIVER = /node_modules\/postgres\//;
+const DRIZZLE = /node_modules\/drizzle-orm\//;
+const MCP_SDK = /node_modules\/@modelcontextprotocol\//;
+const MAILER = /node_modules\/nodemailer\//;
+const WATCH = /\/dist\/watch\//;
+const CONFIG = /node_modules\/(zod|dotenv)\//;
+const LOGGER = /node_modules\/pino\//;
+
+function expectNone(modules: string[], patterns: RegExp[]): void {
+  for (const pattern of patterns) {
+    expect(
+      modules.filter((url) => pattern.test(url)),
+      String(pattern),
+    ).toEqual([]);
+  }
+}
+
+describe('commands load only what they use', () => {
+  it.each([['--help'], ['--version'], ['server', 'add', '--help'], ['help', 'check']])(
+    '%s loads no database driver, configuration, logger, SDK, mailer or watch service',
+    (...args) => {
+      const modules = modulesLoadedBy(args);
+      expect(modules.some((url) => url.endsWith('/dist/cli/program.js'))).toBe(true);
+      expectNone(modules, [
+        PGLITE,
+        POSTGRES_DRIVER,
+        DRIZZLE,
+        MCP_SDK,
+        MAILER,
+        WATCH,
+        CONFIG,
+        LOGGER,
+      ]);
+    },
+  );
+
+  it('diff loads the diff engine and no database, SDK, mailer or watch service', () => {
+    const modules = modulesLoadedBy([
+      'diff',
+      path.join(listings, 'everything.json'),
+      path.join(listings, 'filesystem.json'),
+    ]);
+    expect(modules.some((url) => url.endsWith('/dist/diff/diff-listings.js'))).toBe(true);
+    expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MCP_SDK, MAILER, WATCH]);
+  });
+
+  it('server list on PostgreSQL loads its driver, not PGlite, the SDK, the mailer or the watch service', () => {
+    // Unreachable on purpose: the modules are loaded before the connection is tried.
+    const modules = modulesLoadedBy(['server', 'list'], {
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
+    });
+    expect(modules.some((url) => POSTGRES_DRIVER.test(url))).toBe(true);
+    expectNone(modules, [PGLITE, MCP_SDK, MAILER, WATCH]);
+  });
+});
