@@ -4,6 +4,7 @@ import { runAlertsBench } from './alerts.bench.js';
 import { runCliBench } from './cli.bench.js';
 import { runConsoleBench } from './console.bench.js';
 import { runDiffBench } from './diff.bench.js';
+import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
 
@@ -14,6 +15,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['alerts', runAlertsBench],
   ['cli', runCliBench],
   ['console', runConsoleBench],
+  ['hostile', runHostileBench],
 ];
 
 const only = process.argv.slice(2);

@@ -82,7 +82,11 @@ export const configFields = z.object({
     .min(16, { message: 'must be at least 16 characters (a random string: openssl rand -hex 32)' })
     .optional(),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
-  HTTP_PORT: port.default(9464),
+  /**
+   * 8464: unassigned in IANA's registry, outside the Prometheus exporters' 9100-9999 and the
+   * ephemeral range. 9464 was the OpenTelemetry Prometheus exporter's, and taken here.
+   */
+  HTTP_PORT: port.default(8464),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Caps on one listing (design §6); hitting one makes the attempt an error observation. */
   LISTING_MAX_PAGES: z.coerce.number().int().min(1).default(100),

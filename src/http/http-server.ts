@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { DriftError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { describePortHolder } from './port-holder.js';
 
 /** Answers one request (a Hono app's `fetch`); a thrown error becomes a 500. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 export interface RunningHttpServer {
-  /** Where it listens, e.g. http://127.0.0.1:9464 (the bound port when HTTP_PORT is 0). */
+  /** Where it listens, e.g. http://127.0.0.1:8464 (the bound port when HTTP_PORT is 0). */
   url: string;
   /** Idempotent; ends open keep-alive connections too, so shutdown does not wait on them. */
   close(): Promise<void>;
@@ -47,7 +48,11 @@ export async function startHttpServer(options: {
   const server = createServer((request, response) => void listener(request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const problem = LISTEN_PROBLEMS[error.code ?? ''] ?? error.message;
+      let problem = LISTEN_PROBLEMS[error.code ?? ''] ?? error.message;
+      if (error.code === 'EADDRINUSE' && port !== 0) {
+        const holder = describePortHolder(port);
+        if (holder) problem += ` by ${holder}`;
+      }
       reject(
         new DriftError(
           'CONFIG_INVALID',
