@@ -3,6 +3,7 @@ import { unacknowledgedAlertCount } from '../alerts/alerts-repo.js';
 import { changeCountsBySeverity, latestChangeJson } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
 import { servers, type ServerRow } from '../db/schema.js';
+import { fromStorableText } from '../db/storable.js';
 import type { ChangeSeverity } from '../diff/index.js';
 import { baselineJson, latestListingJson } from '../listings/listings-repo.js';
 import { heldSessionJson } from '../watch/held-sessions-repo.js';
@@ -130,7 +131,8 @@ function fleetServer(row: FleetRow): FleetServer {
     trust: server.trust,
     enabled: server.enabled,
     health: outage ? 'down' : lastListing ? 'up' : 'unknown',
-    down: outage ? { since: iso(outage.downAt), reason: outage.reason } : null,
+    // Server text built into JSON by SQL skips the column's decoding (storable.ts).
+    down: outage ? { since: iso(outage.downAt), reason: fromStorableText(outage.reason) } : null,
     watch: !server.enabled ? 'disabled' : held && !outage ? 'held' : 'probing',
     held:
       held && !outage

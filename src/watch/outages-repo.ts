@@ -26,7 +26,11 @@ export async function markUp(db: Database, serverId: number, at: Date): Promise<
     .where(and(eq(outages.serverId, serverId), isNull(outages.upAt)));
 }
 
-/** `{downAt, reason}` of the server's open outage, or null (a correlated subquery; see listings-repo). */
+/**
+ * `{downAt, reason}` of the server's open outage, or null (a correlated subquery; see
+ * listings-repo). JSON built in SQL bypasses the column's decoding: read `reason` with
+ * fromStorableText (src/db/storable.ts).
+ */
 export function openOutageJson(serverId: SQL): SQL<unknown> {
   return sql`(select json_build_object('downAt', ${outages.downAt}, 'reason', ${outages.reason})
     from ${outages} where ${outages.serverId} = ${serverId} and ${outages.upAt} is null)`;

@@ -50,7 +50,8 @@ beforeAll(async () => {
   await observe(held, relaxed(memory, 'delete_entities'));
   const down = await newServer('down');
   await observe(down, memory);
-  await markDown(handle.db, down.id, new Date('2026-11-30T08:00:00Z'), 'connection refused');
+  // A reason quotes the server, NUL and all (stored escaped: src/db/storable.ts).
+  await markDown(handle.db, down.id, new Date('2026-11-30T08:00:00Z'), 'refused\u0000 by it');
   await newServer('new');
   await newServer('off', { enabled: false });
 });
@@ -74,7 +75,7 @@ describe(`the fleet (${backend})`, () => {
     });
     expect(byName['down']).toMatchObject({
       health: 'down',
-      down: { since: '2026-11-30T08:00:00.000Z', reason: 'connection refused' },
+      down: { since: '2026-11-30T08:00:00.000Z', reason: 'refused\u0000 by it' },
       watch: 'probing',
       latestChange: null,
       drifted: false,
