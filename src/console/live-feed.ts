@@ -4,6 +4,7 @@ import { deliveriesVersion } from '../alerts/deliveries-repo.js';
 import { actionsVersion } from '../audit/operator-actions-repo.js';
 import { changesVersion } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
+import { withTimeLimit } from '../http/time-limit.js';
 import { baselinesVersion, observationsVersion } from '../listings/listings-repo.js';
 import type { Logger } from '../log.js';
 import { serversVersion } from '../registry/servers-repo.js';
@@ -147,7 +148,8 @@ export class LiveFeed {
   /** One poll; a failure (a database outage) is logged once and the next poll tries again. */
   private async tick(): Promise<void> {
     try {
-      const current = await this.read();
+      // A database that hangs must not hold the poll (and a connection) for good.
+      const current = await withTimeLimit(this.read(), 5_000, "reading the console's live state");
       if (this.failing) this.logger.info('console live updates read the database again');
       this.failing = false;
       if (this.versions) {
