@@ -30,8 +30,10 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Migrations are read at run time, from next to dist/ (src/db/migrate.ts).
+# Migrations and the console's stylesheet and script are read at run time, from next to
+# dist/ (src/db/migrate.ts, src/console/console-app.tsx).
 COPY drizzle ./drizzle
+COPY console-assets ./console-assets
 COPY package.json ./
 RUN chmod +x dist/cli/main.js \
     && ln -s /app/dist/cli/main.js /usr/local/bin/mcp-drift \

@@ -8,6 +8,11 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   { languageOptions: { globals: globals.node } },
   {
+    // The console's browser script: a classic script, served as is (no build step).
+    files: ['console-assets/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'script' },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -2,6 +2,7 @@
 // never in the test suite. Add a bench by adding its function to the list.
 import { runAlertsBench } from './alerts.bench.js';
 import { runCliBench } from './cli.bench.js';
+import { runConsoleBench } from './console.bench.js';
 import { runDiffBench } from './diff.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
   ['cli', runCliBench],
+  ['console', runConsoleBench],
   ['hostile', runHostileBench],
 ];
 

@@ -1,13 +1,16 @@
+import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Database } from '../db/client.js';
 import { DriftError } from '../errors.js';
 import {
   ALERT_STATUSES,
   acknowledgeAlert,
+  getAlert,
   listAlerts,
   type AlertRow,
   type AlertStatus,
   type DeliveryRow,
 } from './alerts-repo.js';
+import { getServer } from '../registry/servers-repo.js';
 import { shownDestination } from './alert-url.js';
 
 export interface DeliveryView {
@@ -49,15 +52,23 @@ export function checkAlertStatus(status: string): AlertStatus {
 }
 
 /**
- * The outbox, newest first, optionally only the alerts in one status: each alert with the
- * state of every delivery, so that a recipient refused for good, or a Slack channel that
- * keeps failing, is in plain view beside the deliveries that went through.
+ * The outbox, newest first, optionally only the alerts in one status, of one server, or
+ * older than `before` (the next page): each alert with the state of every delivery, so
+ * that a recipient refused for good, or a Slack channel that keeps failing, is in plain
+ * view beside the deliveries that went through.
  */
 export async function listAlertViews(
   db: Database,
-  options: { status?: AlertStatus; limit: number },
+  options: { status?: AlertStatus; limit: number; before?: number; server?: string },
 ): Promise<{ alerts: AlertListItem[] }> {
-  const rows = await listAlerts(db, options);
+  const serverId =
+    options.server === undefined ? undefined : (await getServer(db, options.server)).id;
+  const rows = await listAlerts(db, {
+    status: options.status,
+    limit: options.limit,
+    before: options.before,
+    serverId,
+  });
   const alertOfDelivery = new Map(
     rows.flatMap((row) => row.deliveries.map((delivery) => [delivery.id, row.id] as const)),
   );
@@ -89,8 +100,25 @@ export async function listAlertViews(
 
 /**
  * An operator has seen an alert (with a digest's first alert, the whole message).
- * Answers with the ids acknowledged now: none when they already were.
+ * Answers with the ids acknowledged now: none when they already were. With an `actor`, an
+ * acknowledgement that changed anything is recorded (operator_actions) with it.
  */
-export async function acknowledge(db: Database, id: number): Promise<{ acknowledged: number[] }> {
-  return { acknowledged: (await acknowledgeAlert(db, id)).map((row) => row.id) };
+export async function acknowledge(
+  db: Database,
+  id: number,
+  options: { actor?: Actor } = {},
+): Promise<{ acknowledged: number[] }> {
+  return db.transaction(async (tx) => {
+    const alert = await getAlert(tx, id);
+    const acknowledged = (await acknowledgeAlert(tx, id)).map((row) => row.id);
+    if (options.actor && acknowledged.length > 0) {
+      await recordAction(tx, options.actor, {
+        action: 'alert.ack',
+        server: alert.server,
+        subject: String(id),
+        detail: { acknowledged },
+      });
+    }
+    return { acknowledged };
+  });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { alerts, deliveries, servers, type AlertRow, type DeliveryRow } from '../db/schema.js';
 import { DriftError } from '../errors.js';
@@ -118,6 +118,12 @@ export async function alertsWithIds(db: Database, ids: readonly number[]): Promi
     .where(inArray(alerts.id, [...new Set(ids)]));
 }
 
+/** How many of the server's alerts await an acknowledgement (a correlated subquery; see listings-repo). */
+export function unacknowledgedAlertCount(serverId: SQL): SQL<number> {
+  return sql<number>`(select count(*)::int from ${alerts}
+    where ${alerts.serverId} = ${serverId} and ${alerts.acknowledgedAt} is null)`;
+}
+
 export interface AlertSummary extends AlertRow {
   server: string;
   status: AlertStatus;
@@ -127,7 +133,13 @@ export interface AlertSummary extends AlertRow {
 /** The outbox, newest first, each alert with its deliveries (oldest first). */
 export async function listAlerts(
   db: Database,
-  options: { status?: AlertStatus; limit: number; ids?: number[] },
+  options: {
+    status?: AlertStatus;
+    limit: number;
+    ids?: number[];
+    before?: number;
+    serverId?: number;
+  },
 ): Promise<AlertSummary[]> {
   const rows = await db
     .select({ alert: alerts, server: servers.name, status: alertStatus })
@@ -137,6 +149,8 @@ export async function listAlerts(
       and(
         options.status ? sql`${alertStatus} = ${options.status}` : undefined,
         options.ids ? inArray(alerts.id, options.ids) : undefined,
+        options.before === undefined ? undefined : lt(alerts.id, options.before),
+        options.serverId === undefined ? undefined : eq(alerts.serverId, options.serverId),
       ),
     )
     .orderBy(desc(alerts.id))
@@ -212,3 +226,9 @@ export async function acknowledgeAlert(db: Database, id: number): Promise<AlertR
     return acknowledged.sort((a, b) => a.id - b.id);
   });
 }
+
+/**
+ * A value that moves whenever an alert is queued or acknowledged (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const alertsVersion = sql<string>`(select concat_ws(':', max(${alerts.id}), count(${alerts.acknowledgedAt})) from ${alerts})`;

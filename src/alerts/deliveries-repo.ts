@@ -157,3 +157,11 @@ export async function countDeliveries(
     .from(deliveries)
     .groupBy(deliveries.channel, deliveries.status);
 }
+
+/**
+ * A value that moves whenever a delivery is queued, tried, delivered or failed (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const deliveriesVersion = sql<string>`(select concat_ws(':', count(*),
+  sum(hashtext(concat_ws(':', ${deliveries.id}, ${deliveries.status}, ${deliveries.attempts}))))
+  from ${deliveries})`;

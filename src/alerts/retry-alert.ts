@@ -1,3 +1,4 @@
+import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { servers } from '../db/schema.js';
@@ -19,23 +20,49 @@ export interface RetryResult {
  * undeliverable alert gets the destinations that the configuration (of the process
  * calling this) and the server's registration name now. A running `serve` sends them.
  */
-export async function retryAlert(db: Database, config: Config, id: number): Promise<RetryResult> {
+export async function retryAlert(
+  db: Database,
+  config: Config,
+  id: number,
+  options: { actor?: Actor } = {},
+): Promise<RetryResult> {
   return db.transaction(async (tx) => {
-    const alert = await getAlert(tx, id);
-    if (alert.status === 'acknowledged') {
-      throw new DriftError('INVALID_INPUT', `alert ${id} was acknowledged; it is not sent again`);
+    const result = await queueAgain(tx, config, id);
+    if (options.actor && result.queued.length > 0) {
+      await recordAction(tx, options.actor, {
+        action: 'alert.retry',
+        server: result.server,
+        subject: String(id),
+        detail: { queued: result.queued.map((row) => row.id) },
+      });
     }
-    if (alert.status === 'undeliverable') {
-      const [server] = await tx.select().from(servers).where(eq(servers.id, alert.serverId));
-      const decision = decideAlert(alertPolicyOf(config), server!, alert.severity);
-      if (!decision || decision.destinations.length === 0) {
-        throw new DriftError(
-          'CONFIG_INVALID',
-          `alert ${id} still has nobody to go to: set ALERT_TO, SLACK_WEBHOOK_URL or WEBHOOK_URL, or give server ${alert.server} --notify, --slack or --webhook`,
-        );
-      }
-      return { alertId: id, queued: await addDeliveries(tx, alert, decision.destinations) };
-    }
-    return { alertId: id, queued: await requeueFailed(tx, id) };
+    return { alertId: result.alertId, queued: result.queued };
   });
+}
+
+async function queueAgain(
+  tx: Database,
+  config: Config,
+  id: number,
+): Promise<RetryResult & { server: string }> {
+  const alert = await getAlert(tx, id);
+  if (alert.status === 'acknowledged') {
+    throw new DriftError('INVALID_INPUT', `alert ${id} was acknowledged; it is not sent again`);
+  }
+  if (alert.status === 'undeliverable') {
+    const [server] = await tx.select().from(servers).where(eq(servers.id, alert.serverId));
+    const decision = decideAlert(alertPolicyOf(config), server!, alert.severity);
+    if (!decision || decision.destinations.length === 0) {
+      throw new DriftError(
+        'CONFIG_INVALID',
+        `alert ${id} still has nobody to go to: set ALERT_TO, SLACK_WEBHOOK_URL or WEBHOOK_URL, or give server ${alert.server} --notify, --slack or --webhook`,
+      );
+    }
+    return {
+      alertId: id,
+      server: alert.server,
+      queued: await addDeliveries(tx, alert, decision.destinations),
+    };
+  }
+  return { alertId: id, server: alert.server, queued: await requeueFailed(tx, id) };
 }

@@ -1,3 +1,4 @@
+import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Database } from '../db/client.js';
 import { DriftError } from '../errors.js';
 import type { RawTool } from '../listings/canonical.js';
@@ -40,27 +41,51 @@ export async function showBaseline(db: Database, name: string): Promise<Baseline
 /**
  * An operator accepts a listing as the server's baseline: the one whose hash starts with
  * `listing` (at least 8 hex digits, among this server's listings), else the latest one
- * seen. Naming the hash makes an approval accept exactly what was reviewed.
+ * seen. Naming the hash makes an approval accept exactly what was reviewed; with `exact`
+ * (the console), only the whole hash is taken. With an `actor`, the approval is recorded
+ * (operator_actions) in the same transaction.
  */
 export async function approveBaseline(
   db: Database,
   name: string,
-  options: { listing?: string } = {},
-): Promise<{ server: string; hash: string; approvedAt: string }> {
-  const server = await getServer(db, name);
-  let hash: string;
-  if (options.listing !== undefined) {
-    hash = await resolveListingHash(db, server.id, options.listing);
-  } else {
-    const latest = await latestOkObservation(db, server.id);
-    if (!latest) {
-      throw new DriftError(
-        'NOT_FOUND',
-        `${server.name} has no successful listing yet; run \`mcp-drift check ${server.name}\``,
-      );
-    }
-    hash = latest.listingHash!;
+  options: { listing?: string; exact?: boolean; actor?: Actor } = {},
+): Promise<{ server: string; hash: string; approvedAt: string; previous: string | null }> {
+  if (options.exact && !/^[0-9a-f]{64}$/.test(options.listing ?? '')) {
+    throw new DriftError(
+      'INVALID_INPUT',
+      'an approval names the whole hash of the listing reviewed (64 hex digits)',
+    );
   }
-  const row = (await setBaseline(db, server.id, hash, 'operator'))!;
-  return { server: server.name, hash: row.listingHash, approvedAt: row.approvedAt.toISOString() };
+  return db.transaction(async (tx) => {
+    const server = await getServer(tx, name);
+    let hash: string;
+    if (options.listing !== undefined) {
+      hash = await resolveListingHash(tx, server.id, options.listing);
+    } else {
+      const latest = await latestOkObservation(tx, server.id);
+      if (!latest) {
+        throw new DriftError(
+          'NOT_FOUND',
+          `${server.name} has no successful listing yet; run \`mcp-drift check ${server.name}\``,
+        );
+      }
+      hash = latest.listingHash!;
+    }
+    const previous = (await getBaseline(tx, server.id))?.listingHash ?? null;
+    const row = (await setBaseline(tx, server.id, hash, 'operator'))!;
+    if (options.actor) {
+      await recordAction(tx, options.actor, {
+        action: 'baseline.approve',
+        server: server.name,
+        subject: hash,
+        detail: { previous },
+      });
+    }
+    return {
+      server: server.name,
+      hash: row.listingHash,
+      approvedAt: row.approvedAt.toISOString(),
+      previous,
+    };
+  });
 }

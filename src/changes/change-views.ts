@@ -1,9 +1,16 @@
 import type { Database } from '../db/client.js';
 import { findingJson } from '../diff/finding-json.js';
-import type { ChangeSeverity, Finding } from '../diff/index.js';
+import { groupFindingsByTool } from '../diff/group-findings.js';
+import {
+  SEVERITIES,
+  severityAtLeast,
+  type ChangeSeverity,
+  type Finding,
+  type Severity,
+} from '../diff/index.js';
 import type { InterpretationRecord } from '../diff/types.js';
 import { getServer } from '../registry/servers-repo.js';
-import { getChange, listChanges, type FindingRow } from './changes-repo.js';
+import { findingsOfChanges, getChange, listChanges, type FindingRow } from './changes-repo.js';
 
 export interface ChangeView {
   id: number;
@@ -35,6 +42,81 @@ export async function listChangeViews(
       toHash: row.toHash,
       notificationSeen: row.notificationSeen,
     })),
+  };
+}
+
+export interface FeedFilter {
+  server?: string;
+  /** Only changes at least this severe. */
+  minSeverity?: Severity;
+  /** Only changes with a finding of this kind. */
+  kind?: string;
+  since?: Date;
+  until?: Date;
+  /** The next page: changes with ids below this one. */
+  before?: number;
+  limit: number;
+}
+
+export interface FeedItem extends ChangeView {
+  /** The worst finding, as the change's one-line summary. */
+  headline: { tool: string | null; kind: string; severity: Severity; explanation: string } | null;
+  findings: number;
+}
+
+/**
+ * The changes feed across servers (the console's, its API's), newest first, filtered; `next`
+ * is the `before` of the following page, null on the last one. Two statements: the page of
+ * changes, and their findings.
+ */
+export async function changeFeed(
+  db: Database,
+  filter: FeedFilter,
+): Promise<{ changes: FeedItem[]; next: number | null }> {
+  const serverId =
+    filter.server === undefined ? undefined : (await getServer(db, filter.server)).id;
+  const severities =
+    filter.minSeverity === undefined
+      ? undefined
+      : SEVERITIES.filter((severity) => severityAtLeast(severity, filter.minSeverity!));
+  const rows = await listChanges(db, {
+    serverId,
+    severities,
+    kind: filter.kind,
+    since: filter.since,
+    until: filter.until,
+    before: filter.before,
+    limit: filter.limit + 1,
+  });
+  const page = rows.slice(0, filter.limit);
+  const findings = await findingsOfChanges(
+    db,
+    page.map((row) => row.id),
+  );
+  return {
+    changes: page.map((row) => {
+      const own = findings.filter((finding) => finding.changeId === row.id).map(findingOf);
+      const worst = groupFindingsByTool(own)[0]?.findings[0];
+      return {
+        id: row.id,
+        server: row.server,
+        detectedAt: row.detectedAt.toISOString(),
+        severity: row.severity,
+        fromHash: row.fromHash,
+        toHash: row.toHash,
+        notificationSeen: row.notificationSeen,
+        headline: worst
+          ? {
+              tool: worst.tool,
+              kind: worst.kind,
+              severity: worst.severity,
+              explanation: worst.explanation,
+            }
+          : null,
+        findings: own.length,
+      };
+    }),
+    next: rows.length > filter.limit ? page.at(-1)!.id : null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { changes, findings, listings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
@@ -175,6 +175,11 @@ export async function findingsOfChanges(
   changeIds: readonly number[],
 ): Promise<FindingRow[]> {
   if (changeIds.length === 0) return [];
+  return findingsOfChangesQuery(db, changeIds);
+}
+
+/** The statement of findingsOfChanges (non-empty ids), for a caller that runs it bare (the bench). */
+export function findingsOfChangesQuery(db: Database, changeIds: readonly number[]) {
   return db
     .select()
     .from(findings)
@@ -186,18 +191,102 @@ export interface ChangeSummary extends ChangeRow {
   server: string;
 }
 
-export async function listChanges(
-  db: Database,
-  options: { serverId?: number; limit: number },
-): Promise<ChangeSummary[]> {
-  const rows = await db
+/** Which changes a listing of them shows; every field narrows it. */
+export interface ChangeFilter {
+  serverId?: number;
+  /** Only these severities (a minimum severity is the list of those at or above it). */
+  severities?: readonly ChangeRow['severity'][];
+  /** Only changes with a finding of this kind. */
+  kind?: string;
+  /** Detected at or after. */
+  since?: Date;
+  /** Detected before. */
+  until?: Date;
+  /** Ids below this one: the next page of a listing newest first. */
+  before?: number;
+  limit: number;
+}
+
+/** Newest first. */
+export async function listChanges(db: Database, filter: ChangeFilter): Promise<ChangeSummary[]> {
+  const rows = await listChangesQuery(db, filter);
+  return rows.map((row) => ({ ...row.change, server: row.server }));
+}
+
+/** The statement of listChanges, for a caller that runs it bare (the bench). */
+export function listChangesQuery(db: Database, filter: ChangeFilter) {
+  return db
     .select({ change: changes, server: servers.name })
     .from(changes)
     .innerJoin(servers, eq(servers.id, changes.serverId))
-    .where(options.serverId === undefined ? undefined : eq(changes.serverId, options.serverId))
+    .where(
+      and(
+        filter.serverId === undefined ? undefined : eq(changes.serverId, filter.serverId),
+        filter.severities === undefined
+          ? undefined
+          : inArray(changes.severity, [...filter.severities]),
+        filter.kind === undefined
+          ? undefined
+          : exists(
+              db
+                .select({ one: sql`1` })
+                .from(findings)
+                .where(and(eq(findings.changeId, changes.id), eq(findings.kind, filter.kind))),
+            ),
+        filter.since === undefined ? undefined : gte(changes.detectedAt, filter.since),
+        filter.until === undefined ? undefined : lt(changes.detectedAt, filter.until),
+        filter.before === undefined ? undefined : lt(changes.id, filter.before),
+      ),
+    )
     .orderBy(desc(changes.id))
+    .limit(filter.limit);
+}
+
+/** `{id, severity, detectedAt}` of the server's latest change, or null (a correlated subquery; see listings-repo). */
+export function latestChangeJson(serverId: SQL): SQL<unknown> {
+  return sql`(select json_build_object('id', ${changes.id}, 'severity', ${changes.severity},
+      'detectedAt', ${changes.detectedAt})
+    from ${changes} where ${changes.serverId} = ${serverId}
+    order by ${changes.detectedAt} desc, ${changes.id} desc limit 1)`;
+}
+
+/** Changes detected within each window (seconds back from now), by severity; one statement. */
+export async function changeCountsBySeverity(
+  db: Database,
+  windowsSeconds: readonly number[],
+): Promise<{ severity: ChangeRow['severity']; counts: number[] }[]> {
+  const rows = await changeCountsQuery(db, windowsSeconds);
+  return rows.map((row) => ({ severity: row.severity, counts: row.counts.map(Number) }));
+}
+
+/** The statement of changeCountsBySeverity, for a caller that runs it bare (the bench). */
+export function changeCountsQuery(db: Database, windowsSeconds: readonly number[]) {
+  const widest = Math.max(...windowsSeconds);
+  const within = (seconds: number) =>
+    sql<number>`(count(*) filter (where ${changes.detectedAt} >= now() - make_interval(secs => ${seconds})))::int`;
+  return db
+    .select({
+      severity: changes.severity,
+      counts: sql<number[]>`array[${sql.join(windowsSeconds.map(within), sql`, `)}]`,
+    })
+    .from(changes)
+    .where(gte(changes.detectedAt, sql`now() - make_interval(secs => ${widest})`))
+    .groupBy(changes.severity);
+}
+
+/** The server's changes detected since `since`, oldest first (the newest `limit`). */
+export async function changesInWindow(
+  db: Database,
+  serverId: number,
+  options: { since: Date; limit: number },
+): Promise<ChangeRow[]> {
+  const rows = await db
+    .select()
+    .from(changes)
+    .where(and(eq(changes.serverId, serverId), gte(changes.detectedAt, options.since)))
+    .orderBy(desc(changes.detectedAt), desc(changes.id))
     .limit(options.limit);
-  return rows.map((row) => ({ ...row.change, server: row.server }));
+  return rows.reverse();
 }
 
 export async function getChange(
@@ -218,6 +307,12 @@ export async function getChange(
     .orderBy(asc(findings.id));
   return { change: { ...row.change, server: row.server }, findings: rows };
 }
+
+/**
+ * A value that moves whenever a change is recorded (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const changesVersion = sql<string>`(select coalesce(max(${changes.id}), 0)::text from ${changes})`;
 
 /**
  * The tool names of every other enabled server's current listing (where its chain ends),

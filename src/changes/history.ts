@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import type { ChangeSeverity } from '../diff/index.js';
-import { recentObservations, type ObservationRow } from '../listings/listings-repo.js';
+import { observationsBefore, type ObservationRow } from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
 import { changesOfObservations } from './changes-repo.js';
 
@@ -17,14 +17,17 @@ export interface HistoryEntry {
   change: { id: number; severity: ChangeSeverity; fromHash: string | null } | null;
 }
 
-/** A server's observations, newest first, each with the change it revealed. */
+/**
+ * A server's observations, newest first, each with the change it revealed; with `before`,
+ * the page of those with smaller ids.
+ */
 export async function serverHistory(
   db: Database,
   name: string,
-  options: { limit: number },
+  options: { limit: number; before?: number },
 ): Promise<{ server: string; observations: HistoryEntry[] }> {
   const server = await getServer(db, name);
-  const observations = await recentObservations(db, server.id, options.limit);
+  const observations = await observationsBefore(db, server.id, options);
   const changes = await changesOfObservations(
     db,
     observations.map((observation) => observation.id),

@@ -78,7 +78,9 @@ export async function alertsAckCommand(run: CommandRun): Promise<void> {
   const id = positiveInteger(problems, 'ID', run.args[0]!);
   problems.throwIfAny();
   const ctx = await run.context();
-  const { acknowledged } = await ctx.withDatabase((db) => acknowledge(db, id));
+  const { acknowledged } = await ctx.withDatabase((db) =>
+    acknowledge(db, id, { actor: ctx.actor }),
+  );
   if (run.opts.json) return printJson({ acknowledged });
   printLine(
     acknowledged.length === 0
@@ -94,7 +96,9 @@ export async function alertsRetryCommand(run: CommandRun): Promise<void> {
   problems.throwIfAny();
   const ctx = await run.context();
   const { retryAlert } = await import('../alerts/retry-alert.js');
-  const result = await ctx.withDatabase((db) => retryAlert(db, ctx.config, id));
+  const result = await ctx.withDatabase((db) =>
+    retryAlert(db, ctx.config, id, { actor: ctx.actor }),
+  );
   const queued = result.queued.map((row) => ({ id: row.id, channel: row.channel }));
   if (run.opts.json) return printJson({ alert: id, queued });
   printLine(

@@ -33,7 +33,7 @@ export async function baselineApproveCommand(run: CommandRun): Promise<void> {
   const opts = run.opts as { listing?: string; json?: boolean };
   const ctx = await run.context();
   const approved = await ctx.withDatabase((db) =>
-    approveBaseline(db, name, { listing: opts.listing }),
+    approveBaseline(db, name, { listing: opts.listing, actor: ctx.actor }),
   );
   ctx.logger.info({ server: approved.server, listing: approved.hash }, 'baseline approved');
   if (opts.json) return printJson(approved);

@@ -1,3 +1,5 @@
+import { userInfo } from 'node:os';
+import type { Actor } from '../audit/operator-actions-repo.js';
 import { loadConfig, readEnvironment, type Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { openDatabase, type Database, type DatabaseHandle } from '../db/client.js';
@@ -8,6 +10,8 @@ export interface CommandContext {
   config: Config;
   env: Environment;
   logger: Logger;
+  /** Who the CLI's approvals and acknowledgements are recorded as: the operating-system user. */
+  actor: Actor;
   /** Aborted by SIGINT/SIGTERM: stop, close what is open, and return. */
   signal: AbortSignal;
   /** Opens the database for the duration of `fn` and always closes it. */
@@ -29,6 +33,7 @@ export function createContext(options: { quiet: boolean; signal: AbortSignal }):
     config,
     env,
     logger,
+    actor: { name: systemUser(), via: 'cli' },
     signal: options.signal,
     async withDatabase(fn) {
       const handle = await openDatabase({
@@ -42,4 +47,13 @@ export function createContext(options: { quiet: boolean; signal: AbortSignal }):
       }
     },
   };
+}
+
+function systemUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    // A container user without a passwd entry has a uid and no name.
+    return `uid ${process.getuid?.() ?? 'unknown'}`;
+  }
 }

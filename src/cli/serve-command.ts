@@ -5,6 +5,9 @@ import {
   warnWhenAlertsReachNobody,
 } from '../alerts/destination-check.js';
 import { setLogger as setCronLogger } from 'node-cron';
+import { consoleToken } from '../console/console-token.js';
+import { LiveFeed } from '../console/live-feed.js';
+import { ConsoleKeys } from '../console/session.js';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
 import { cronLogger } from '../log.js';
@@ -34,14 +37,30 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       logger: ctx.logger,
     });
     setCronLogger(cronLogger(ctx.logger));
-    // Health and metrics: up before "mcp-drift serving", whose line carries its URL.
+    const token = consoleToken(ctx.config);
+    if (token.madePrivate) {
+      ctx.logger.warn(
+        { file: token.file },
+        'the console token file was readable by others; it is 0600 now',
+      );
+    }
+    const live = new LiveFeed(handle.db, { logger: ctx.logger.child({ component: 'console' }) });
+    // Health, metrics and the console: up before "mcp-drift serving", whose line carries its URL.
     const http = await startOpsServer({
       db: handle.db,
       config: ctx.config,
       logger: ctx.logger,
       workerId: supervisor.worker.id,
       warnings: () => alertDestinationProblems(handle.db, ctx.config),
+      console: {
+        db: handle.db,
+        config: ctx.config,
+        logger: ctx.logger.child({ component: 'console' }),
+        keys: new ConsoleKeys(token.value),
+        live,
+      },
     });
+    live.start();
     const dispatcher = createDispatcher(handle.db, ctx.config, ctx.logger);
     const registered = await listServers(handle.db);
     ctx.logger.info(
@@ -53,6 +72,13 @@ export async function serveCommand(run: CommandRun): Promise<void> {
         worker: supervisor.worker.id,
         pid: process.pid,
         http: http.url,
+        // The login URL is shown once, when the token was made just now; later starts name
+        // the file that keeps it.
+        console: {
+          url: `${http.url}/`,
+          token: token.file ?? 'CONSOLE_TOKEN',
+          ...(token.generated ? { login: `${http.url}/?token=${token.value}` } : {}),
+        },
         alerts: dispatcher.destination,
       },
       'mcp-drift serving',
@@ -62,6 +88,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     dispatcher.start();
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     ctx.logger.info('shutting down');
+    live.stop();
     await http.close();
     await supervisor.stop();
     await dispatcher.stop();

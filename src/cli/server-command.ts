@@ -113,7 +113,9 @@ export function serverEnableCommand(enabled: boolean): CommandAction {
   return async (run) => {
     const [name] = run.args as [string];
     const ctx = await run.context();
-    const view = await ctx.withDatabase((db) => enableServer(db, name, enabled, defaultsOf(ctx)));
+    const view = await ctx.withDatabase((db) =>
+      enableServer(db, name, enabled, defaultsOf(ctx), { actor: ctx.actor }),
+    );
     ctx.logger.info({ server: view.name, enabled: view.enabled }, `server ${verb}`);
     report(ctx, view, run.opts.json, `${verb} server ${view.name}`);
   };

@@ -73,6 +73,14 @@ export const configFields = z.object({
     .string()
     .refine((value) => isValidCron(value), { message: 'must be a valid cron expression' })
     .default('*/5 * * * *'),
+  /**
+   * The operator console's token (src/console/). Unset: one is generated on first start and
+   * kept in MCP_DRIFT_HOME/console-token.
+   */
+  CONSOLE_TOKEN: z
+    .string()
+    .min(16, { message: 'must be at least 16 characters (a random string: openssl rand -hex 32)' })
+    .optional(),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   /**
    * 8464: unassigned in IANA's registry, outside the Prometheus exporters' 9100-9999 and the

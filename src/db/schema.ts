@@ -329,6 +329,30 @@ export const outages = pgTable(
   ],
 );
 
+/**
+ * What operators did (approve a baseline, acknowledge or retry an alert, enable or disable
+ * a server), by whom and when, from the console, its API or the CLI. The server is kept by
+ * name, without a foreign key: the record outlives a removed server.
+ */
+export const operatorActions = pgTable(
+  'operator_actions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: at('at').notNull().defaultNow(),
+    /** The name given at console login, `api`, or the CLI's operating-system user. */
+    actor: text('actor').notNull(),
+    via: text('via', { enum: ['console', 'api', 'cli'] }).notNull(),
+    action: text('action', {
+      enum: ['baseline.approve', 'alert.ack', 'alert.retry', 'server.enable', 'server.disable'],
+    }).notNull(),
+    server: text('server'),
+    /** What was acted on: the listing hash approved, the alert id, the server name. */
+    subject: text('subject').notNull(),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index('operator_actions_server').on(t.server, t.id)],
+);
+
 export type ServerRow = typeof servers.$inferSelect;
 export type NewServerRow = typeof servers.$inferInsert;
 export type AlertRow = typeof alerts.$inferSelect;

@@ -1,17 +1,12 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { DriftError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { describePortHolder } from './port-holder.js';
 
-export interface HttpAnswer {
-  status: number;
-  body: string;
-  contentType?: string;
-}
-
-/** Answers one GET (or HEAD) of a path; a thrown error becomes a 500. */
-export type Route = () => Promise<HttpAnswer>;
+/** Answers one request (a Hono app's `fetch`); a thrown error becomes a 500. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 export interface RunningHttpServer {
   /** Where it listens, e.g. http://127.0.0.1:8464 (the bound port when HTTP_PORT is 0). */
@@ -29,23 +24,28 @@ const LISTEN_PROBLEMS: Record<string, string> = {
 };
 
 /**
- * A small HTTP server with fixed GET routes. Failing to listen is a configuration problem
- * (exit 2), reported with the address tried, not a crash.
+ * node:http serving a fetch handler (Hono's app.fetch, through @hono/node-server). Failing
+ * to listen is a configuration problem (exit 2), reported with the address tried, not a
+ * crash.
  */
 export async function startHttpServer(options: {
   host: string;
   port: number;
-  routes: Record<string, Route>;
+  fetch: FetchHandler;
   logger: Logger;
 }): Promise<RunningHttpServer> {
-  const { host, port, routes, logger } = options;
-  const server = createServer((request, response) => {
-    void answer(request, response, routes).catch((error: unknown) => {
-      logger.error({ err: error, path: request.url }, 'http request failed');
-      if (!response.headersSent) send(request, response, { status: 500, body: 'internal error\n' });
-      else response.destroy();
-    });
+  const { host, port, logger } = options;
+  const listener = getRequestListener((request) => options.fetch(request), {
+    // The handler answers its own errors; this is for what escapes it (a broken stream).
+    errorHandler: (error) => {
+      logger.error({ err: error }, 'http request failed');
+      return new Response('internal error\n', {
+        status: 500,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      });
+    },
   });
+  const server = createServer((request, response) => void listener(request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       let problem = LISTEN_PROBLEMS[error.code ?? ''] ?? error.message;
@@ -78,31 +78,6 @@ export async function startHttpServer(options: {
       return closing;
     },
   };
-}
-
-async function answer(
-  request: IncomingMessage,
-  response: ServerResponse,
-  routes: Record<string, Route>,
-): Promise<void> {
-  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-  const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-  if (!route) {
-    send(request, response, { status: 404, body: 'not found\n' });
-  } else if (request.method !== 'GET' && request.method !== 'HEAD') {
-    response.setHeader('allow', 'GET, HEAD');
-    send(request, response, { status: 405, body: 'method not allowed\n' });
-  } else {
-    send(request, response, await route());
-  }
-}
-
-function send(request: IncomingMessage, response: ServerResponse, answer: HttpAnswer): void {
-  response.writeHead(answer.status, {
-    'content-type': answer.contentType ?? 'text/plain; charset=utf-8',
-    'cache-control': 'no-store',
-  });
-  response.end(request.method === 'HEAD' ? undefined : answer.body);
 }
 
 function hostPort(host: string, port: number): string {

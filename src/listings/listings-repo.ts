@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, max, min } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, max, min, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { baselines, listings, observations } from '../db/schema.js';
 import { DriftError } from '../errors.js';
@@ -106,19 +106,6 @@ export async function listingSpan(
   };
 }
 
-export async function recentObservations(
-  db: Database,
-  serverId: number,
-  limit: number,
-): Promise<ObservationRow[]> {
-  return db
-    .select()
-    .from(observations)
-    .where(eq(observations.serverId, serverId))
-    .orderBy(desc(observations.id))
-    .limit(limit);
-}
-
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export async function getBaseline(
@@ -160,6 +147,143 @@ export async function listingsByHash(
     .where(inArray(listings.hash, [...new Set(hashes)]));
   return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as RawTool[]]));
 }
+
+/*
+ * Correlated subqueries for set-wide reads (the console's fleet): each reads one server's
+ * row with one index probe, the server named by `serverId`, an SQL expression of the outer
+ * query (pass sql`${servers.id}`, which drizzle writes qualified). Each yields a JSON object,
+ * or null when there is none.
+ */
+
+/** `{at, hash}` of the server's latest successful observation (observations_server_ok). */
+export function latestListingJson(serverId: SQL): SQL<unknown> {
+  return sql`(select json_build_object('at', ${observations.startedAt}, 'hash', ${observations.listingHash})
+    from ${observations} where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok'
+    order by ${observations.id} desc limit 1)`;
+}
+
+/** `{hash, approvedBy, approvedAt}` of the server's baseline. */
+export function baselineJson(serverId: SQL): SQL<unknown> {
+  return sql`(select json_build_object('hash', ${baselines.listingHash}, 'approvedBy', ${baselines.approvedBy},
+      'approvedAt', ${baselines.approvedAt})
+    from ${baselines} where ${baselines.serverId} = ${serverId})`;
+}
+
+/** One page of a server's observations, newest first: those with ids below `before`. */
+export async function observationsBefore(
+  db: Database,
+  serverId: number,
+  options: { before?: number; limit: number },
+): Promise<ObservationRow[]> {
+  return db
+    .select()
+    .from(observations)
+    .where(
+      and(
+        eq(observations.serverId, serverId),
+        options.before === undefined ? undefined : lt(observations.id, options.before),
+      ),
+    )
+    .orderBy(desc(observations.id))
+    .limit(options.limit);
+}
+
+/** A run of consecutive successful observations of one listing: a span of the timeline. */
+export interface ListingSpan {
+  hash: string;
+  from: Date;
+  to: Date;
+  observations: number;
+}
+
+/**
+ * The server's successful observations since `since`, as runs of one listing (gaps and
+ * islands: consecutive observations of the same hash form one run), oldest first; at most
+ * `limit` runs, the latest ones. Error observations do not break a run: outages are drawn
+ * from the outages table.
+ */
+export async function listingSpans(
+  db: Database,
+  serverId: number,
+  options: { since: Date; limit: number },
+): Promise<ListingSpan[]> {
+  type Run = { hash: string; from: string | Date; to: string | Date; observations: number };
+  const rows = await db.execute(
+    sql`select hash, "from", "to", observations from (
+      select ${observations.listingHash} as hash, min(${observations.startedAt}) as "from",
+        max(${observations.startedAt}) as "to", count(*)::int as observations
+      from (
+        select ${observations.listingHash}, ${observations.startedAt},
+          row_number() over (order by ${observations.id})
+            - row_number() over (partition by ${observations.listingHash} order by ${observations.id}) as run
+        from ${observations}
+        where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok'
+          and ${observations.startedAt} >= ${options.since.toISOString()}::timestamptz
+      ) as ${observations}
+      group by ${observations.listingHash}, run
+      order by "from" desc limit ${options.limit}
+    ) as runs order by "from"`,
+  );
+  return rowsOf<Run>(rows).map((row) => ({
+    hash: row.hash,
+    from: new Date(row.from),
+    to: new Date(row.to),
+    observations: Number(row.observations),
+  }));
+}
+
+/** When the server's observations of one trigger started, since `since`: newest `limit`. */
+export async function observationTimes(
+  db: Database,
+  serverId: number,
+  options: { since: Date; trigger: ObservationRow['trigger']; limit: number },
+): Promise<Date[]> {
+  const rows = await db
+    .select({ at: observations.startedAt })
+    .from(observations)
+    .where(
+      and(
+        eq(observations.serverId, serverId),
+        eq(observations.trigger, options.trigger),
+        gte(observations.startedAt, options.since),
+      ),
+    )
+    .orderBy(desc(observations.startedAt))
+    .limit(options.limit);
+  return rows.map((row) => row.at).reverse();
+}
+
+/** These observations' triggers, by id; unknown ids are skipped. */
+export async function triggersOf(
+  db: Database,
+  ids: readonly number[],
+): Promise<Map<number, ObservationRow['trigger']>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: observations.id, trigger: observations.trigger })
+    .from(observations)
+    .where(inArray(observations.id, [...new Set(ids)]));
+  return new Map(rows.map((row) => [row.id, row.trigger]));
+}
+
+/** postgres.js answers execute() with an array of rows, PGlite with `{ rows }`. */
+function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
+}
+
+/**
+ * A value that moves whenever an observation is recorded (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const observationsVersion = sql<string>`(select coalesce(max(${observations.id}), 0)::text from ${observations})`;
+
+/**
+ * A value that moves whenever a baseline is set or approved (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const baselinesVersion = sql<string>`(select concat_ws(':', count(*),
+  sum(hashtext(concat_ws(':', ${baselines.serverId}, ${baselines.listingHash}, ${baselines.approvedAt}))))
+  from ${baselines})`;
 
 /** `serverInfo.version` of the server's latest successful observation of a listing, if any. */
 export async function serverVersionOf(

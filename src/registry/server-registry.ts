@@ -1,3 +1,4 @@
+import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Database } from '../db/client.js';
 import { DriftError } from '../errors.js';
 import { buildSpec, changesAnything, type RegistrationInput } from './registration-input.js';
@@ -62,11 +63,23 @@ export async function unregisterServer(db: Database, name: string): Promise<{ re
   return { removed: (await removeServer(db, name)).name };
 }
 
+/** With an `actor`, recorded (operator_actions) in the same transaction. */
 export async function enableServer(
   db: Database,
   name: string,
   enabled: boolean,
   defaults: ViewDefaults,
+  options: { actor?: Actor } = {},
 ): Promise<ServerView> {
-  return serverView(await setServerEnabled(db, name, enabled), defaults);
+  return db.transaction(async (tx) => {
+    const row = await setServerEnabled(tx, name, enabled);
+    if (options.actor) {
+      await recordAction(tx, options.actor, {
+        action: enabled ? 'server.enable' : 'server.disable',
+        server: row.name,
+        subject: row.name,
+      });
+    }
+    return serverView(row, defaults);
+  });
 }

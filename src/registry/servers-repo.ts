@@ -30,6 +30,11 @@ export async function insertServer(db: Database, spec: ServerSpec): Promise<Serv
 }
 
 export async function listServers(db: Database): Promise<ServerRow[]> {
+  return listServersQuery(db);
+}
+
+/** The statement of listServers, for a caller that runs it bare (the bench). */
+export function listServersQuery(db: Database) {
   return db.select().from(servers).orderBy(asc(servers.name));
 }
 
@@ -128,3 +133,10 @@ export function specOf(row: ServerRow): ServerSpec {
     alertMinSeverity: row.alertMinSeverity,
   };
 }
+
+/**
+ * A value that moves whenever a server is added, edited, enabled, disabled or removed (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const serversVersion = sql<string>`(select concat_ws(':', count(*),
+  sum(hashtext(concat_ws(':', ${servers.id}, ${servers.updatedAt}, ${servers.enabled})))) from ${servers})`;

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { heldSessions } from '../db/schema.js';
 
@@ -21,3 +21,28 @@ export async function noteHeldSession(
 export async function forgetHeldSession(db: Database, serverId: number): Promise<void> {
   await db.delete(heldSessions).where(eq(heldSessions.serverId, serverId));
 }
+
+/** The server's held session as JSON (its row's columns), or null (a correlated subquery; see listings-repo). */
+export function heldSessionJson(serverId: SQL): SQL<unknown> {
+  return sql`(select json_build_object('workerId', ${heldSessions.workerId},
+      'connectedAt', ${heldSessions.connectedAt}, 'listingHash', ${heldSessions.listingHash},
+      'listedAt', ${heldSessions.listedAt}, 'lastNotificationAt', ${heldSessions.lastNotificationAt},
+      'listChangedAdvertised', ${heldSessions.listChangedAdvertised})
+    from ${heldSessions} where ${heldSessions.serverId} = ${serverId})`;
+}
+
+export async function findHeldSession(
+  db: Database,
+  serverId: number,
+): Promise<HeldSessionRow | undefined> {
+  const [row] = await db.select().from(heldSessions).where(eq(heldSessions.serverId, serverId));
+  return row;
+}
+
+/**
+ * A value that moves whenever a held session connects, lists, hears a notification or goes (the console's live updates poll it; see
+ * src/console/live-feed.ts).
+ */
+export const heldSessionsVersion = sql<string>`(select concat_ws(':', count(*), sum(hashtext(concat_ws(':',
+  ${heldSessions.serverId}, ${heldSessions.listingHash}, ${heldSessions.listedAt}, ${heldSessions.lastNotificationAt}))))
+  from ${heldSessions})`;

@@ -14,7 +14,7 @@ import {
   type ServerRow,
 } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
-import { loadListingTools, recentObservations } from '../../src/listings/listings-repo.js';
+import { loadListingTools, observationsBefore } from '../../src/listings/listings-repo.js';
 import type { ProbeResult, ProbeSuccess } from '../../src/mcp/index.js';
 import { markDown } from '../../src/watch/outages-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -133,7 +133,7 @@ describe(`text the database refuses (${backend})`, () => {
     expect(Object.keys(body!.toolHashes)).toContain(`odd\ud800name`);
 
     // The observation's jsonb and text, as the server sent them.
-    const [observation] = await recentObservations(handle.db, server.id, 1);
+    const [observation] = await observationsBefore(handle.db, server.id, { limit: 1 });
     expect(observation).toMatchObject({ serverInfo, capabilities, cacheScope: NASTY });
     const queued = await handle.db
       .select()
@@ -173,7 +173,7 @@ describe(`text the database refuses (${backend})`, () => {
       capabilities: null,
     });
     expect(recorded.observation.errorMessage).toBe(reason);
-    const [row] = await recentObservations(handle.db, server.id, 1);
+    const [row] = await observationsBefore(handle.db, server.id, { limit: 1 });
     expect(row).toMatchObject({
       outcome: 'error',
       errorMessage: reason,

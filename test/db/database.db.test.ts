@@ -36,6 +36,7 @@ describe(`the data model (${backend})`, () => {
       'held_sessions',
       'listings',
       'observations',
+      'operator_actions',
       'outages',
       'servers',
       'worker_leases',

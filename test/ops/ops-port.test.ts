@@ -48,7 +48,7 @@ describe('the ops port', () => {
     const error = await startHttpServer({
       host: '127.0.0.1',
       port: heldPort,
-      routes: {},
+      fetch: () => new Response(null, { status: 404 }),
       logger: createLogger('silent'),
     }).then(
       () => undefined,

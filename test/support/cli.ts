@@ -19,6 +19,7 @@ const SCRUBBED = [
   'SLACK_WEBHOOK_URL',
   'WEBHOOK_URL',
   'WEBHOOK_SECRET',
+  'CONSOLE_TOKEN',
 ];
 
 export interface CliOptions {

@@ -1,0 +1,362 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Hono, type Context } from 'hono';
+import { deleteCookie } from 'hono/cookie';
+import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
+import { retryAlert } from '../alerts/retry-alert.js';
+import { approveBaseline } from '../changes/baseline.js';
+import { reviewChange } from '../changes/change-review.js';
+import { changeFeed } from '../changes/change-views.js';
+import type { Config } from '../config/schema.js';
+import type { Database } from '../db/client.js';
+import { DriftError, isDriftError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { filterFleet, fleetView } from '../registry/fleet.js';
+import { serverDetail } from '../registry/server-detail.js';
+import { enableServer } from '../registry/server-registry.js';
+import { listServers } from '../registry/servers-repo.js';
+import {
+  authenticate,
+  checkCsrf,
+  formValue,
+  fromThisOrigin,
+  isApi,
+  securityHeaders,
+  startSession,
+  type ConsoleEnv,
+} from './access.js';
+import { apiRoutes } from './api-routes.js';
+import { httpStatusOf } from './http-errors.js';
+import type { LiveFeed } from './live-feed.js';
+import { AlertsPage } from './pages/alerts-page.js';
+import { ChangePage } from './pages/change-page.js';
+import { ChangesPage } from './pages/changes-page.js';
+import { ErrorPage } from './pages/error-page.js';
+import { FleetPage } from './pages/fleet-page.js';
+import { LoginPage } from './pages/login-page.js';
+import type { PageContext } from './pages/parts.js';
+import { ServerPage, WINDOWS, type TimelineWindow } from './pages/server-page.js';
+import {
+  fleetFilterOf,
+  limitOf,
+  localPath,
+  oneOf,
+  positiveInt,
+  severityOf,
+  kindOf,
+  timeOf,
+} from './params.js';
+import { SESSION_COOKIE, type ConsoleKeys } from './session.js';
+
+export interface ConsoleOptions {
+  db: Database;
+  config: Config;
+  logger: Logger;
+  keys: ConsoleKeys;
+  live: LiveFeed;
+}
+
+/** console.css and console.js: the only files served, read once, from console-assets/. */
+const ASSETS_DIR = new URL('../../console-assets/', import.meta.url);
+const ASSET_TYPES = {
+  'console.css': 'text/css; charset=utf-8',
+  'console.js': 'text/javascript; charset=utf-8',
+} as const;
+
+/** Messages after an action, chosen by a fixed key: no text from the request reaches a page. */
+const NOTICES: Record<string, string> = {
+  approved: 'Baseline approved: this listing is what the server’s changes are judged against now.',
+  acknowledged: 'Alert acknowledged; what was not delivered yet will not be sent.',
+  'already-acknowledged': 'That alert was acknowledged already.',
+  retried: 'Alert queued again; a running serve sends it.',
+  'nothing-to-retry': 'That alert has no failed delivery to retry.',
+  enabled: 'Server enabled: it is watched again within seconds.',
+  disabled: 'Server disabled: it is no longer watched; its history stays.',
+};
+
+const PAGE_SIZE = 50;
+
+/**
+ * The operator console on the ops listener: server-rendered pages (Hono JSX), the JSON API
+ * under /api/v1 (api-routes.ts), the event stream of live updates, and the actions
+ * (approve, acknowledge, retry, enable, disable), each a POST. Every query is a use case of
+ * its module (registry, changes, alerts), shared with the CLI.
+ */
+export function mountConsole(app: Hono, options: ConsoleOptions): void {
+  const { db, config, logger, keys, live } = options;
+  const defaults = { schedule: config.DEFAULT_SCHEDULE };
+  const assets = new Map(
+    Object.entries(ASSET_TYPES).map(([name, type]) => [
+      name,
+      { type, body: readFileSync(fileURLToPath(new URL(name, ASSETS_DIR)), 'utf8') },
+    ]),
+  );
+  const ui = new Hono<ConsoleEnv>();
+
+  ui.use('*', securityHeaders);
+  ui.use('*', authenticate(keys));
+  ui.use('*', checkCsrf(keys));
+
+  ui.get('/assets/:file', (c) => {
+    const asset = assets.get(c.req.param('file'));
+    if (!asset) return c.text('not found\n', 404);
+    return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'no-cache' });
+  });
+
+  // Browsers ask for it on every page; nothing to show, and no 404 page in their logs.
+  ui.get('/favicon.ico', (c) => c.body(null, 204));
+
+  const pageOf = (c: Context<ConsoleEnv>): PageContext => {
+    const session = c.get('session');
+    return {
+      csrf: session ? keys.csrfToken(session) : '',
+      actor: c.get('actor').name,
+      revision: live.revision,
+      now: new Date(),
+      notice: NOTICES[c.req.query('notice') ?? ''],
+    };
+  };
+  const page = async (
+    c: Context,
+    node: { toString(): string | Promise<string> },
+    status: 200 | 400 | 401 | 403 | 404 | 409 | 500 | 503 = 200,
+  ) => c.html(`<!doctype html>${await node.toString()}`, status);
+
+  ui.get('/login', (c) =>
+    page(
+      c,
+      <LoginPage
+        next={localPath(c.req.query('next'))}
+        failed={c.req.query('failed') !== undefined}
+      />,
+    ),
+  );
+  ui.post('/login', async (c) => {
+    // A login from another site would log a browser in unasked: same origin only.
+    if (!fromThisOrigin(c))
+      return c.text('refused: this request did not come from a console page\n', 403);
+    const body = await c.req.parseBody();
+    const next = localPath(formValue(body, 'next'));
+    if (!keys.tokenMatches(formValue(body, 'token'))) {
+      logger.warn('console login with a wrong token');
+      return page(c, <LoginPage next={next} failed={true} />, 401);
+    }
+    const session = startSession(c, keys, formValue(body, 'name') ?? '');
+    logger.info({ actor: session.actor }, 'console login');
+    return c.redirect(next, 303);
+  });
+  ui.post('/logout', (c) => {
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.redirect('/login', 303);
+  });
+
+  ui.get('/events', (c) => {
+    const since = Number(c.req.query('since'));
+    return new Response(live.eventStream(Number.isInteger(since) ? since : undefined), {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      },
+    });
+  });
+
+  ui.get('/', async (c) => {
+    const filter = fleetFilterOf(c.req.query());
+    const fleet = await fleetView(db);
+    return page(
+      c,
+      <FleetPage
+        page={pageOf(c)}
+        fleet={fleet}
+        shown={filterFleet(fleet.servers, filter)}
+        filter={filter}
+      />,
+    );
+  });
+
+  ui.get('/servers/:name', async (c) => {
+    const window =
+      oneOf('window', c.req.query('window'), Object.keys(WINDOWS) as TimelineWindow[]) ?? '7d';
+    const now = new Date();
+    const changesBefore = positiveInt('changes_before', c.req.query('changes_before'));
+    const observationsBefore = positiveInt(
+      'observations_before',
+      c.req.query('observations_before'),
+    );
+    const detail = await serverDetail(db, c.req.param('name'), defaults, {
+      window: { since: new Date(now.getTime() - WINDOWS[window]), until: now },
+      changesBefore,
+      observationsBefore,
+      pageSize: PAGE_SIZE,
+    });
+    return page(
+      c,
+      <ServerPage
+        page={pageOf(c)}
+        detail={detail}
+        window={window}
+        changesBefore={changesBefore}
+        observationsBefore={observationsBefore}
+      />,
+    );
+  });
+
+  for (const [verb, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    ui.post(`/servers/:name/${verb}`, async (c) => {
+      const view = await enableServer(db, c.req.param('name'), enabled, defaults, {
+        actor: c.get('actor'),
+      });
+      logger.info(
+        { server: view.name, actor: c.get('actor').name },
+        `server ${verb}d from the console`,
+      );
+      return c.redirect(`/servers/${encodeURIComponent(view.name)}?notice=${verb}d`, 303);
+    });
+  }
+
+  ui.post('/servers/:name/baseline', async (c) => {
+    const body = await c.req.parseBody();
+    const approved = await approveBaseline(db, c.req.param('name'), {
+      listing: formValue(body, 'listing') ?? '',
+      exact: true,
+      actor: c.get('actor'),
+    });
+    logger.info(
+      { server: approved.server, listing: approved.hash, actor: c.get('actor').name },
+      'baseline approved from the console',
+    );
+    const change = positiveInt('change', formValue(body, 'change'));
+    return c.redirect(
+      change
+        ? `/changes/${change}?notice=approved`
+        : `/servers/${encodeURIComponent(approved.server)}?notice=approved`,
+      303,
+    );
+  });
+
+  ui.get('/changes', async (c) => {
+    const query = c.req.query();
+    const now = new Date();
+    const before = positiveInt('before', query['before']);
+    const feed = await changeFeed(db, {
+      server: query['server'] || undefined,
+      minSeverity: severityOf('severity', query['severity']),
+      kind: kindOf(query['kind']),
+      since: timeOf('since', query['since'], now),
+      until: timeOf('until', query['until'], now),
+      before,
+      limit: PAGE_SIZE,
+    });
+    const servers = (await listServers(db)).map((server) => server.name);
+    return page(
+      c,
+      <ChangesPage
+        page={pageOf(c)}
+        servers={servers}
+        feed={feed}
+        params={{
+          severity: query['severity'] || undefined,
+          server: query['server'] || undefined,
+          kind: query['kind'] || undefined,
+          since: query['since'] || undefined,
+          until: query['until'] || undefined,
+          before,
+        }}
+      />,
+    );
+  });
+
+  ui.get('/changes/:id', async (c) => {
+    const id = positiveInt('change id', c.req.param('id'));
+    if (id === undefined) throw new DriftError('NOT_FOUND', 'no such change');
+    return page(c, <ChangePage page={pageOf(c)} review={await reviewChange(db, id)} />);
+  });
+
+  ui.get('/alerts', async (c) => {
+    const query = c.req.query();
+    const status = query['status'] ? checkAlertStatus(query['status']) : undefined;
+    const server = query['server'] || undefined;
+    const before = positiveInt('before', query['before']);
+    const limit = limitOf(query['limit'], PAGE_SIZE);
+    const view = await listAlertViews(db, { status, server, before, limit: limit + 1 });
+    const alerts = view.alerts.slice(0, limit);
+    return page(
+      c,
+      <AlertsPage
+        page={pageOf(c)}
+        status={status}
+        server={server}
+        before={before}
+        alerts={alerts}
+        next={view.alerts.length > limit ? alerts.at(-1)!.id : null}
+      />,
+    );
+  });
+
+  ui.post('/alerts/:id/ack', async (c) => {
+    const id = positiveInt('alert id', c.req.param('id'))!;
+    const { acknowledged } = await acknowledge(db, id, { actor: c.get('actor') });
+    logger.info({ alert: id, actor: c.get('actor').name }, 'alert acknowledged from the console');
+    return c.redirect(
+      `/alerts?notice=${acknowledged.length > 0 ? 'acknowledged' : 'already-acknowledged'}#alert-${id}`,
+      303,
+    );
+  });
+
+  ui.post('/alerts/:id/retry', async (c) => {
+    const id = positiveInt('alert id', c.req.param('id'))!;
+    const result = await retryAlert(db, config, id, { actor: c.get('actor') });
+    return c.redirect(
+      `/alerts?notice=${result.queued.length > 0 ? 'retried' : 'nothing-to-retry'}#alert-${id}`,
+      303,
+    );
+  });
+
+  ui.route('/api/v1', apiRoutes({ db, config, logger }));
+
+  // Anything else, once logged in: a page that says so (unknown API paths answer JSON).
+  ui.all('*', (c) =>
+    isApi(c.req.path)
+      ? c.json(
+          { error: { code: 'NOT_FOUND', message: `no API route ${c.req.method} ${c.req.path}` } },
+          404,
+        )
+      : page(
+          c,
+          <ErrorPage
+            page={pageOf(c)}
+            title="Not found"
+            message={`There is no page at ${c.req.path}.`}
+          />,
+          404,
+        ),
+  );
+
+  ui.onError(async (error, c) => {
+    const status = isDriftError(error) ? httpStatusOf(error.code) : 500;
+    if (status >= 500) logger.error({ err: error, path: c.req.path }, 'console request failed');
+    const message =
+      isDriftError(error) && status < 500 ? error.message : 'internal error; the log says more';
+    if (isApi(c.req.path)) {
+      return c.json(
+        { error: { code: isDriftError(error) ? error.code : 'INTERNAL', message } },
+        status as 500,
+      );
+    }
+    return page(
+      c,
+      <ErrorPage
+        page={pageOf(c as Context<ConsoleEnv>)}
+        title={status === 404 ? 'Not found' : 'Could not do that'}
+        message={message}
+      />,
+      status as 500,
+    );
+  });
+
+  app.route('/', ui);
+}

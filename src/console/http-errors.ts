@@ -1,0 +1,25 @@
+import type { DriftErrorCode } from '../errors.js';
+
+/** The HTTP status of each error code, for the console and its API (main.ts maps exit codes). */
+const STATUS: Record<DriftErrorCode, number> = {
+  USAGE: 400,
+  INVALID_INPUT: 400,
+  // An action the configuration does not allow yet (an alert with nobody to go to).
+  CONFIG_INVALID: 409,
+  SERVER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  SERVER_EXISTS: 409,
+  DATABASE_UNREACHABLE: 503,
+  DATABASE_BUSY: 503,
+  REMOTE_UNREACHABLE: 502,
+  REMOTE_TIMEOUT: 504,
+  REMOTE_PROTOCOL: 502,
+  MAIL_UNREACHABLE: 502,
+  INTERRUPTED: 503,
+  THRESHOLD_REACHED: 409,
+  INTERNAL: 500,
+};
+
+export function httpStatusOf(code: DriftErrorCode): number {
+  return STATUS[code];
+}

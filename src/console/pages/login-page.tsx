@@ -1,0 +1,31 @@
+import type { FC } from 'hono/jsx';
+import { Layout } from './layout.js';
+
+export const LoginPage: FC<{ next: string; failed: boolean }> = ({ next, failed }) => (
+  <Layout title="Log in" section="none" page={null}>
+    <h1>Log in to the console</h1>
+    {failed ? (
+      <p class="warning" role="alert">
+        That is not the console token.
+      </p>
+    ) : null}
+    <p>
+      The token is <code>CONSOLE_TOKEN</code>, or the one <code>mcp-drift serve</code> made on its
+      first start and keeps in <code>MCP_DRIFT_HOME/console-token</code>.
+    </p>
+    <form method="post" action="/login" class="login">
+      <input type="hidden" name="next" value={next} />
+      <label>
+        Console token
+        <input type="password" name="token" required autocomplete="current-password" />
+      </label>
+      <label>
+        Your name (recorded with what you approve or acknowledge)
+        <input type="text" name="name" maxlength={64} autocomplete="name" />
+      </label>
+      <button type="submit" class="primary">
+        Log in
+      </button>
+    </form>
+  </Layout>
+);

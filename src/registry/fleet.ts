@@ -1,0 +1,219 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import { unacknowledgedAlertCount } from '../alerts/alerts-repo.js';
+import { changeCountsBySeverity, latestChangeJson } from '../changes/changes-repo.js';
+import type { Database } from '../db/client.js';
+import { servers, type ServerRow } from '../db/schema.js';
+import { fromStorableText } from '../db/storable.js';
+import type { ChangeSeverity } from '../diff/index.js';
+import { baselineJson, latestListingJson } from '../listings/listings-repo.js';
+import { heldSessionJson } from '../watch/held-sessions-repo.js';
+import { openOutageJson } from '../watch/outages-repo.js';
+
+/*
+ * The fleet: every server with its state, in two statements whatever the number of
+ * servers (one row per server, its latest listing, change, outage, held session, baseline
+ * and open alerts read by correlated subqueries, each an index probe; and the change counts
+ * by severity). The console's fleet page, its API and its bench read this.
+ */
+
+/**
+ * up: listed, and no open outage; down: an open outage (a failed probe or a lost session
+ * opens one); unknown: never listed yet.
+ */
+export type Health = 'up' | 'down' | 'unknown';
+/** held: a long-lived session is connected; probing: fresh probes only; disabled. */
+export type WatchMode = 'held' | 'probing' | 'disabled';
+
+export interface FleetServer {
+  name: string;
+  transport: ServerRow['transport'];
+  trust: ServerRow['trust'];
+  enabled: boolean;
+  health: Health;
+  /** When its open outage began, and why. */
+  down: { since: string; reason: string } | null;
+  watch: WatchMode;
+  /** The held session, when one is connected: since when, and when it last listed. */
+  held: { since: string; listedAt: string | null; lastNotificationAt: string | null } | null;
+  /** Its latest successful listing: when it began, and the listing's hash. */
+  lastListing: { at: string; hash: string } | null;
+  latestChange: { id: number; severity: ChangeSeverity; detectedAt: string } | null;
+  baseline: { hash: string; approvedBy: string; approvedAt: string } | null;
+  /** The latest listing is not the approved baseline. */
+  drifted: boolean;
+  unacknowledgedAlerts: number;
+}
+
+export const COUNT_WINDOWS = { '24h': 86_400, '7d': 7 * 86_400 } as const;
+export type CountWindow = keyof typeof COUNT_WINDOWS;
+
+export interface FleetView {
+  servers: FleetServer[];
+  /** Changes detected in the last 24 hours and 7 days, by severity (every severity present). */
+  changeCounts: Record<CountWindow, Record<ChangeSeverity, number>>;
+}
+
+const CHANGE_SEVERITIES: readonly ChangeSeverity[] = [
+  'critical',
+  'high',
+  'medium',
+  'low',
+  'info',
+  'none',
+];
+
+/** JSON from a subquery: postgres.js and PGlite both parse it, but a string is read too. */
+function parsed<T>(value: unknown): T | null {
+  if (value === null || value === undefined) return null;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+/** A timestamp from JSON (PostgreSQL writes the session's offset) as ISO 8601 UTC. */
+const iso = (value: string) => new Date(value).toISOString();
+
+/** The statement behind the fleet's rows, for a caller that runs it bare (the bench). */
+export function fleetQuery(db: Database, options: { name?: string } = {}) {
+  const id = sql`${servers.id}`;
+  return db
+    .select({
+      server: servers,
+      lastListing: latestListingJson(id),
+      latestChange: latestChangeJson(id),
+      outage: openOutageJson(id),
+      held: heldSessionJson(id),
+      baseline: baselineJson(id),
+      unacknowledged: unacknowledgedAlertCount(id),
+    })
+    .from(servers)
+    .where(options.name === undefined ? undefined : eq(servers.name, options.name))
+    .orderBy(asc(servers.name));
+}
+
+type FleetRow = Awaited<ReturnType<typeof fleetQuery>>[number];
+
+export async function fleetView(db: Database, options: { name?: string } = {}): Promise<FleetView> {
+  const [rows, counts] = [
+    await fleetQuery(db, options),
+    options.name === undefined
+      ? await changeCountsBySeverity(db, Object.values(COUNT_WINDOWS))
+      : [],
+  ];
+  const changeCounts = Object.fromEntries(
+    Object.keys(COUNT_WINDOWS).map((window, index) => [
+      window,
+      Object.fromEntries(
+        CHANGE_SEVERITIES.map((severity) => [
+          severity,
+          counts.find((row) => row.severity === severity)?.counts[index] ?? 0,
+        ]),
+      ),
+    ]),
+  ) as FleetView['changeCounts'];
+  return { servers: rows.map(fleetServer), changeCounts };
+}
+
+function fleetServer(row: FleetRow): FleetServer {
+  const { server } = row;
+  const lastListing = parsed<{ at: string; hash: string }>(row.lastListing);
+  const change = parsed<{ id: number; severity: ChangeSeverity; detectedAt: string }>(
+    row.latestChange,
+  );
+  const outage = parsed<{ downAt: string; reason: string }>(row.outage);
+  const held = parsed<{
+    connectedAt: string;
+    listedAt: string | null;
+    lastNotificationAt: string | null;
+  }>(row.held);
+  const baseline = parsed<{ hash: string; approvedBy: string; approvedAt: string }>(row.baseline);
+  return {
+    name: server.name,
+    transport: server.transport,
+    trust: server.trust,
+    enabled: server.enabled,
+    health: outage ? 'down' : lastListing ? 'up' : 'unknown',
+    // Server text built into JSON by SQL skips the column's decoding (storable.ts).
+    down: outage ? { since: iso(outage.downAt), reason: fromStorableText(outage.reason) } : null,
+    watch: !server.enabled ? 'disabled' : held && !outage ? 'held' : 'probing',
+    held:
+      held && !outage
+        ? {
+            since: iso(held.connectedAt),
+            listedAt: held.listedAt === null ? null : iso(held.listedAt),
+            lastNotificationAt:
+              held.lastNotificationAt === null ? null : iso(held.lastNotificationAt),
+          }
+        : null,
+    lastListing: lastListing ? { at: iso(lastListing.at), hash: lastListing.hash } : null,
+    latestChange: change
+      ? { id: Number(change.id), severity: change.severity, detectedAt: iso(change.detectedAt) }
+      : null,
+    baseline: baseline
+      ? {
+          hash: baseline.hash,
+          approvedBy: baseline.approvedBy,
+          approvedAt: iso(baseline.approvedAt),
+        }
+      : null,
+    drifted: lastListing !== null && baseline !== null && lastListing.hash !== baseline.hash,
+    unacknowledgedAlerts: Number(row.unacknowledged ?? 0),
+  };
+}
+
+export const FLEET_SORTS = ['name', 'health', 'listing', 'change', 'alerts'] as const;
+export type FleetSort = (typeof FLEET_SORTS)[number];
+
+/** What the fleet page's form (and the API's query) narrows the fleet to. */
+export interface FleetFilter {
+  /** A part of the name, any case. */
+  text?: string;
+  health?: Health;
+  watch?: WatchMode;
+  transport?: ServerRow['transport'];
+  trust?: ServerRow['trust'];
+  drifted?: boolean;
+  /** Only servers whose latest change is at least this severe. */
+  minSeverity?: ChangeSeverity;
+  sort?: FleetSort;
+}
+
+const RANK: Record<ChangeSeverity, number> = {
+  none: 0,
+  info: 1,
+  low: 2,
+  medium: 3,
+  high: 4,
+  critical: 5,
+};
+const HEALTH_ORDER: Record<Health, number> = { down: 0, unknown: 1, up: 2 };
+
+/**
+ * Filters and sorts in memory: the fleet is read whole (it is one statement either way),
+ * and a thousand rows sort in well under a millisecond. Ties keep name order.
+ */
+export function filterFleet(list: readonly FleetServer[], filter: FleetFilter): FleetServer[] {
+  const text = filter.text?.trim().toLowerCase();
+  const kept = list.filter(
+    (server) =>
+      (!text || server.name.toLowerCase().includes(text)) &&
+      (filter.health === undefined || server.health === filter.health) &&
+      (filter.watch === undefined || server.watch === filter.watch) &&
+      (filter.transport === undefined || server.transport === filter.transport) &&
+      (filter.trust === undefined || server.trust === filter.trust) &&
+      (filter.drifted === undefined || server.drifted === filter.drifted) &&
+      (filter.minSeverity === undefined ||
+        RANK[server.latestChange?.severity ?? 'none'] >= RANK[filter.minSeverity]),
+  );
+  const by: Record<FleetSort, (a: FleetServer, b: FleetServer) => number> = {
+    name: () => 0,
+    health: (a, b) => HEALTH_ORDER[a.health] - HEALTH_ORDER[b.health],
+    // Stalest first: the servers nobody has heard from lately.
+    listing: (a, b) => (a.lastListing?.at ?? '').localeCompare(b.lastListing?.at ?? ''),
+    // Worst first, then latest first.
+    change: (a, b) =>
+      RANK[b.latestChange?.severity ?? 'none'] - RANK[a.latestChange?.severity ?? 'none'] ||
+      (b.latestChange?.detectedAt ?? '').localeCompare(a.latestChange?.detectedAt ?? ''),
+    alerts: (a, b) => b.unacknowledgedAlerts - a.unacknowledgedAlerts,
+  };
+  const compare = by[filter.sort ?? 'name'];
+  return kept.sort((a, b) => compare(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

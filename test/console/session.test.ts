@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { cleanActor, ConsoleKeys, SESSION_SECONDS } from '../../src/console/session.js';
+
+const keys = new ConsoleKeys('a-console-token-of-some-length');
+
+describe('console sessions', () => {
+  it('accepts the token and no other', () => {
+    expect(keys.tokenMatches('a-console-token-of-some-length')).toBe(true);
+    expect(keys.tokenMatches('a-console-token-of-some-lengtH')).toBe(false);
+    expect(keys.tokenMatches('')).toBe(false);
+    expect(keys.tokenMatches(undefined)).toBe(false);
+  });
+
+  it('verifies a cookie it issued, with who logged in, until it expires', () => {
+    const now = Date.parse('2026-12-01T10:00:00Z');
+    const { cookie, session } = keys.issue('Ada Lovelace', now);
+    expect(keys.verify(cookie, now + 1000)).toEqual(session);
+    expect(session.actor).toBe('Ada Lovelace');
+    expect(keys.verify(cookie, now + SESSION_SECONDS * 1000 + 1000)).toBeNull();
+  });
+
+  it('refuses a cookie changed in any part, or signed with another token', () => {
+    const { cookie } = keys.issue('Ada');
+    const [id, issued, actor, mac] = cookie.split('.') as [string, string, string, string];
+    const other = new ConsoleKeys('another-console-token-entirely');
+    for (const forged of [
+      `${id}x.${issued}.${actor}.${mac}`,
+      `${id}.${Number(issued) + 1}.${actor}.${mac}`,
+      `${id}.${issued}.${Buffer.from('admin').toString('base64url')}.${mac}`,
+      `${id}.${issued}.${actor}`,
+      other.issue('Ada').cookie,
+    ]) {
+      expect(keys.verify(forged)).toBeNull();
+    }
+  });
+
+  it('ties a CSRF token to its session', () => {
+    const first = keys.issue('Ada').session;
+    const second = keys.issue('Ada').session;
+    const token = keys.csrfToken(first);
+    expect(keys.csrfMatches(first, token)).toBe(true);
+    expect(keys.csrfMatches(second, token)).toBe(false);
+    expect(keys.csrfMatches(first, undefined)).toBe(false);
+  });
+
+  it('keeps a login name to one line of printable text', () => {
+    expect(cleanActor('  Ada\n\u202eLovelace\u0000 ')).toBe('Ada Lovelace');
+    expect(cleanActor('')).toBe('console');
+    expect(cleanActor('x'.repeat(100))).toHaveLength(64);
+  });
+});
