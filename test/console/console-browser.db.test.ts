@@ -5,7 +5,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { alerts, changes, observations, servers } from '../../src/db/schema.js';
-import { launchChromium, screenshot, seriousViolations } from '../support/browser.js';
+import {
+  chromiumAvailable,
+  launchChromium,
+  screenshot,
+  seriousViolations,
+} from '../support/browser.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
@@ -68,7 +73,10 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   ).toEqual([]);
 }
 
+const available = chromiumAvailable();
+
 beforeAll(async () => {
+  if (!available) return;
   database = await createTestDatabase();
   const notes = await startHttpFixture('sdk1-server.mjs');
   const tenants = await startHttpFixture('sdk2-server.mjs', [
@@ -124,7 +132,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe(`the console in a browser (${backend})`, () => {
+describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
   it('logs in with the printed URL and lists the three servers on the fleet page', async () => {
     const page = await context.newPage();
     const dialogs = watchDialogs(page);
