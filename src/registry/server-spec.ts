@@ -38,8 +38,11 @@ export interface ServerSpec {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** `${NAME}`; a `$` not followed by a well-formed reference is taken literally. */
-export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/**
+ * `${NAME}`, or `${NAME:-default}` (the default when NAME is unset or empty, as Claude
+ * Code's configs write it); a `$` not followed by a well-formed reference is taken literally.
+ */
+export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const emailSchema = z.email();
 
 function invalid(message: string): DriftError {
