@@ -20,6 +20,7 @@ const LEVELS = 'critical, high, medium, low or info';
 const TRUST = 'trusted, partial or untrusted';
 const ALERT_STATUSES = 'pending, sent, failed, undeliverable or acknowledged';
 const CHANNELS = 'email, slack or webhook';
+const HOSTS = 'claude-desktop, claude-code, cursor, vscode or windsurf';
 
 function packageVersion(): string {
   const url = new URL('../../package.json', import.meta.url);
@@ -309,7 +310,9 @@ function registrationFlags(command: Command, editing: boolean): Command {
 function addServerCommands(program: Command, lazy: Lazy): void {
   const server = program
     .command('server')
-    .summary('the registry of watched servers (add, list, show, edit, enable, disable, remove)')
+    .summary(
+      'the registry of watched servers (add, import, list, show, edit, enable, disable, remove)',
+    )
     .description('The registry of watched MCP servers.');
   const load = async () => import('./server-command.js');
 
@@ -374,6 +377,31 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .addHelpText('after', examples(`mcp-drift server ${name} web`))
       .action(lazy(async () => (await load()).serverEnableCommand(name === 'enable')));
   }
+
+  jsonFlag(
+    server
+      .command('import')
+      .summary(
+        'register the servers of MCP hosts’ config files (Claude, Cursor, VS Code, Windsurf)',
+      )
+      .description(
+        'Register the servers written in MCP hosts’ config files: the FILEs given, or else every host’s documented per-user and per-project locations (this directory is the project). Environment references stay references; a literal secret is registered masked and reported. A name already registered, or an entry changed since it was imported, is reported and left alone unless --update. Every file is checked before anything is written.',
+      )
+      .argument('[FILE...]', 'host config files (JSON with comments); default: the hosts’ own')
+      .option('--from <HOST>', `only this host’s files, or the host the FILEs belong to (${HOSTS})`)
+      .option('--dry-run', 'print what would be registered, and write nothing')
+      .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
+      .option('--update', 'replace the connection of a clashing or changed server'),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift server import --dry-run',
+        'mcp-drift server import --from vscode',
+        'mcp-drift server import .mcp.json --prefix team- --update',
+      ),
+    )
+    .action(lazy(async () => (await import('./server-import-command.js')).serverImportCommand));
 
   jsonFlag(
     server

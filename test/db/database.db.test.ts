@@ -37,6 +37,7 @@ describe(`the data model (${backend})`, () => {
       'listings',
       'observations',
       'outages',
+      'server_imports',
       'servers',
       'worker_leases',
       'workers',
