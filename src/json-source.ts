@@ -50,6 +50,7 @@ export function jsonPointer(path: JsonPath): string {
   return path.map((part) => `/${String(part).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
+const MAX_DEPTH = 1000;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 function describeAt(text: string, at: number): string {
@@ -128,6 +129,8 @@ class Parser {
   }
 
   private value(path: (string | number)[], depth: number): unknown {
+    // Recursion: a hostile file must not overflow the stack.
+    if (depth > MAX_DEPTH) this.fail(`nested more than ${MAX_DEPTH} levels deep`);
     const text = this.text;
     const c = text[this.at];
     if (c === '{') return this.object(path, depth);

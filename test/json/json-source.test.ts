@@ -45,6 +45,7 @@ describe('parseJsonSource', () => {
     expect(syntaxError('/* never closed', { comments: true }).problem).toBe(
       'a /* comment is not closed',
     );
+    expect(syntaxError('['.repeat(5000)).problem).toBe('nested more than 1000 levels deep');
     expect(syntaxError('{a: 1}').problem).toBe(
       "expected a property name in double quotes, found 'a'",
     );
