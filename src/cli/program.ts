@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { DriftError } from '../errors.js';
 import type { CommandAction, CommandRun } from './command-run.js';
+import { packageVersion } from './version.js';
 
 /*
  * The whole command line: every command, its arguments, flags, help and examples. Each
@@ -20,12 +20,8 @@ const LEVELS = 'critical, high, medium, low or info';
 const TRUST = 'trusted, partial or untrusted';
 const ALERT_STATUSES = 'pending, sent, failed, undeliverable or acknowledged';
 const CHANNELS = 'email, slack or webhook';
+const LOCKFILE = 'mcp-drift.lock.json';
 const HOSTS = 'claude-desktop, claude-code, cursor, vscode or windsurf';
-
-function packageVersion(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
 
 /** Repeated flags (`--header A=1 --header B=2`) collect into a list. */
 const collect = (value: string, previous: string[] | undefined): string[] => [
@@ -39,6 +35,16 @@ function examples(...lines: string[]): string {
 
 function jsonFlag(command: Command): Command {
   return command.option('--json', 'print one JSON document on stdout (logs go to stderr)');
+}
+
+/** The findings commands print text, JSON, or SARIF for code-scanning dashboards. */
+function formatFlags(command: Command): Command {
+  return jsonFlag(
+    command.option(
+      '--format <FORMAT>',
+      'text (the default), json (as --json) or sarif (SARIF 2.1.0, for code scanning)',
+    ),
+  );
 }
 
 export function buildProgram(support: RunSupport): Command {
@@ -110,7 +116,7 @@ Every listing command takes --json. Configuration comes from the environment or 
 
   addServerCommands(program, lazy);
 
-  jsonFlag(
+  formatFlags(
     program
       .command('check')
       .summary('list a server now, diff it against its baseline, print')
@@ -126,7 +132,7 @@ Every listing command takes --json. Configuration comes from the environment or 
     )
     .action(lazy(async () => (await import('./check-command.js')).checkCommand));
 
-  jsonFlag(
+  formatFlags(
     program
       .command('diff')
       .summary('offline diff of two listing files')
@@ -149,6 +155,47 @@ Every listing command takes --json. Configuration comes from the environment or 
       ),
     )
     .action(lazy(async () => (await import('./diff-command.js')).diffCommand));
+
+  jsonFlag(
+    program
+      .command('lock')
+      .summary('list servers now and write their listings to a lockfile, for verify in CI')
+      .description(
+        'List each server of the host configs given (or, without --config, of the registry) and write what it lists to the lockfile: per server the canonical listing, its hash, the server’s name and version and the protocol version, one tool per block. An existing lock is kept as reviewed: new servers are added, and --update accepts every current listing. Needs no database with --config.',
+      )
+      .option(
+        '--config <FILE>',
+        'a host config (.mcp.json, .vscode/mcp.json…); repeat for more',
+        collect,
+      )
+      .option('--out <FILE>', `the lockfile (default ${LOCKFILE})`)
+      .option('--update', 'accept the current listings, and drop servers no longer configured'),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift lock --config .mcp.json', 'mcp-drift lock --config .mcp.json --update'),
+    )
+    .action(lazy(async () => (await import('./lock-command.js')).lockCommand));
+
+  formatFlags(
+    program
+      .command('verify')
+      .summary('list locked servers now and diff each against the lockfile (CI, no database)')
+      .description(
+        'List each server again and diff its listing against the lockfile with the engine diff uses. The servers are those of --config, or else of the host configs the lockfile names. Exits 1 when --fail-on is reached, 3 when a configured server is not in the lock, 4 when one cannot be listed. Needs no database.',
+      )
+      .option('--lock <FILE>', `the lockfile (default ${LOCKFILE})`)
+      .option('--config <FILE>', 'a host config to take the servers from; repeat for more', collect)
+      .option('--fail-on <LEVEL>', `exit 1 when the severity reaches LEVEL (${LEVELS})`),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift verify --fail-on high',
+        'mcp-drift verify --config .mcp.json --format sarif > mcp-drift.sarif',
+      ),
+    )
+    .action(lazy(async () => (await import('./lock-command.js')).verifyCommand));
 
   jsonFlag(
     program

@@ -1,37 +1,10 @@
-import { homedir } from 'node:os';
-import path from 'node:path';
-import type { Environment } from '../config/load.js';
 import { sanitizeForTerminal } from '../diff/format-text.js';
-import { HOSTS, type Host, type HostContext } from '../registry/host-configs.js';
+import type { HostContext } from '../registry/host-configs.js';
 import { importServers, readImportSources, type ImportReport } from '../registry/import-servers.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
+import { hostContextOf, hostFlag, shownPath } from './host-context.js';
 import { formatTable, printJson, printLine } from './output.js';
-
-/** Where host configs are looked for: this user's home, this directory as the project. */
-export function hostContextOf(env: Environment): HostContext {
-  return {
-    home: env['HOME'] || homedir(),
-    projectDir: process.cwd(),
-    platform: process.platform,
-    xdgConfigHome: env['XDG_CONFIG_HOME'],
-  };
-}
-
-export function hostFlag(problems: Problems, value: string | undefined): Host | undefined {
-  if (value === undefined) return undefined;
-  if ((HOSTS as readonly string[]).includes(value)) return value as Host;
-  problems.add('USAGE', `invalid --from "${value}": use one of ${HOSTS.join(', ')}`);
-  return undefined;
-}
-
-/** `~/.cursor/mcp.json`, `.mcp.json`: a path as a person recognises it. */
-export function shownPath(file: string, context: HostContext): string {
-  const relative = path.relative(context.projectDir, file);
-  if (!relative.startsWith('..') && !path.isAbsolute(relative)) return relative;
-  if (file.startsWith(context.home + path.sep)) return `~${file.slice(context.home.length)}`;
-  return file;
-}
 
 /** `mcp-drift server import [FILE…]`: see importServers. */
 export async function serverImportCommand(run: CommandRun): Promise<void> {

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliMain } from '../support/cli.js';
+import { fixturePath } from '../support/mcp-fixtures.js';
 
 // Issue 15: each command loads what it uses. The modules a run resolves are logged by a
 // loader hook (test/support/module-log.mjs); what a command must not load is named here.
@@ -52,7 +53,13 @@ function expectNone(modules: string[], patterns: RegExp[]): void {
 }
 
 describe('commands load only what they use', () => {
-  it.each([['--help'], ['--version'], ['server', 'add', '--help'], ['help', 'check']])(
+  it.each([
+    ['--help'],
+    ['--version'],
+    ['server', 'add', '--help'],
+    ['help', 'check'],
+    ['verify', '--help'],
+  ])(
     '%s loads no database driver, configuration, logger, SDK, mailer or watch service',
     (...args) => {
       const modules = modulesLoadedBy(args);
@@ -78,6 +85,29 @@ describe('commands load only what they use', () => {
     ]);
     expect(modules.some((url) => url.endsWith('/dist/diff/diff-listings.js'))).toBe(true);
     expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MCP_SDK, MAILER, WATCH]);
+  });
+
+  it('lock and verify with --config load the SDK and no database driver, drizzle, mailer or watch service', () => {
+    writeFileSync(
+      path.join(dir, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          notes: {
+            command: process.execPath,
+            args: [fixturePath('sdk1-server.mjs'), '--transport', 'stdio'],
+          },
+        },
+      }),
+    );
+    for (const args of [
+      ['lock', '--config', '.mcp.json'],
+      ['verify', '--config', '.mcp.json', '--format', 'sarif'],
+    ]) {
+      const modules = modulesLoadedBy(args);
+      expect(modules.some((url) => MCP_SDK.test(url))).toBe(true);
+      expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MAILER, WATCH]);
+    }
+    expect(existsSync(path.join(dir, 'home'))).toBe(false);
   });
 
   it('server list on PostgreSQL loads its driver, not PGlite, the SDK, the mailer or the watch service', () => {
