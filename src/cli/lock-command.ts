@@ -5,13 +5,13 @@ import { DriftError } from '../errors.js';
 import { configTargets, lockedConfigFiles, type LockTarget } from '../lockfile/lock-targets.js';
 import { lockServers } from '../lockfile/lock-servers.js';
 import { DEFAULT_LOCKFILE, readLockfile, type LockfileRead } from '../lockfile/lockfile.js';
-import { sarifUri, verifySarifLog } from '../lockfile/verify-sarif.js';
+import { verifySarifLog } from '../lockfile/verify-sarif.js';
 import { verifyServers, type VerifyReport } from '../lockfile/verify-servers.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import type { CommandContext } from './context.js';
 import { enforceFailOn, formatFlag, severityFlag } from './flags.js';
-import { formatTable, printJson, printLine, short } from './output.js';
+import { fileUri, formatTable, printJson, printLine, short } from './output.js';
 import { hostContextOf } from './host-context.js';
 import { packageVersion } from './version.js';
 
@@ -107,7 +107,8 @@ export async function verifyCommand(run: CommandRun): Promise<void> {
     probe: probeOptionsOf(ctx.config, ctx.env, ctx.signal),
   });
   if (format === 'json') printJson(report);
-  else if (format === 'sarif') printJson(verifySarifLog(report, lock, packageVersion()));
+  else if (format === 'sarif')
+    printJson(verifySarifLog(report, lock, { uri: fileUri, toolVersion: packageVersion() }));
   else printVerifyText(report);
   enforceFailOn(report.severity, failOn);
   const failed = report.servers.filter((server) => server.error !== null);
@@ -167,6 +168,6 @@ function printVerifyText(report: VerifyReport): void {
   }
   printLine();
   printLine(
-    `${report.servers.length} server(s) against ${sarifUri(report.lockfile)}: severity ${report.severity}`,
+    `${report.servers.length} server(s) against ${fileUri(report.lockfile)}: severity ${report.severity}`,
   );
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 // format-text.js alone: the registry commands have no use for the rest of the diff engine.
 import { sanitizeForTerminal } from '../diff/format-text.js';
 
@@ -41,4 +42,11 @@ export function formatTable(header: string[], rows: string[][]): string {
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** A file as SARIF names it: relative to where the command ran (the repository root in CI). */
+export function fileUri(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  const shown = relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+  return shown.split(path.sep).join('/');
 }
