@@ -6,7 +6,7 @@ let documentPrinted = false;
 
 /**
  * stdout carries data only; logs go to stderr. `--json` prints one document: once a
- * command has printed its own, a failure adds none (main.ts).
+ * command has printed its own, a failure adds none (run-cli.ts).
  */
 export function printJson(value: unknown): void {
   documentPrinted = true;

@@ -10,7 +10,7 @@ import { packageVersion } from './version.js';
  * Nothing here may import more than commander: this file is loaded on every call.
  */
 
-/** How main.ts hands a command what it needs beyond its flags. */
+/** How run-cli.ts hands a command what it needs beyond its flags. */
 export interface RunSupport {
   rest: string[] | undefined;
   context: CommandRun['context'];
@@ -77,6 +77,8 @@ export function buildProgram(support: RunSupport): Command {
     .helpCommand('help [COMMAND...]', 'show the help of a command (e.g. mcp-drift help server add)')
     .option('--verbose', 'print the stack trace of an unexpected error (anywhere before --)')
     .configureHelp({
+      // The width the build renders the pages at (help-pages.ts): the same on every terminal.
+      helpWidth: 80,
       showGlobalOptions: true,
       // `check <NAME>`: every command has options, so "[options]" says nothing in a list.
       subcommandTerm: (command) =>
