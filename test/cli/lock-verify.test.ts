@@ -7,6 +7,7 @@ import { runCli, type CliResult } from '../support/cli.js';
 import {
   controlFixture,
   fixturePath,
+  REPO_ROOT,
   startHttpFixture,
   type HttpFixture,
 } from '../support/mcp-fixtures.js';
@@ -188,6 +189,20 @@ describe('lock and verify, without a database', () => {
     expect(sarifResults(rerun).map((result) => result.partialFingerprints)).toEqual(
       sarifResults(document).map((result) => result.partialFingerprints),
     );
+  });
+
+  it("runs the README's GitHub Actions verify step as written", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const workflow = /<!-- github-workflow:start -->([\s\S]*?)<!-- github-workflow:end -->/.exec(
+      readme,
+    )![1]!;
+    const step = /run: node \S+\/dist\/cli\/main\.js (verify [^>\n]+?) > (\S+)\n/.exec(workflow)!;
+    const args = step[1]!.split(' ');
+    const result = await cli(...args);
+    expect(result.code).toBe(1); // the relaxations above are still there: --fail-on high
+    expect(sarifSchemaErrors(JSON.parse(result.stdout))).toEqual([]);
+    expect(workflow).toContain(`sarif_file: ${step[2]}`);
+    expect(workflow).toContain('uses: github/codeql-action/upload-sarif@');
   });
 
   it('lock leaves a reviewed entry alone, lock --update accepts the change, and verify passes again', async () => {
