@@ -1,12 +1,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { diffListings } from '../src/diff/index.js';
+import { checkFirstListing, diffListings } from '../src/diff/index.js';
 import { canonicalListing, sha256Hex, type RawTool } from '../src/listings/canonical.js';
 import { validateTools } from '../src/listings/validate.js';
 
 /** Issue 3's target: canonicalize + hash + diff of two 10,000-tool listings, one relaxation. */
 const TARGET_MS = 100;
+/** Issue 11's target: the per-observation path with content checks vs without. */
+const CHECKS_TARGET = 1.1;
 const TOOLS = 10_000;
 const WARMUPS = 2;
 const RUNS = 7;
@@ -80,6 +82,28 @@ function time<T>(run: (input: T) => unknown, prepare: () => T = () => undefined 
   return { median: median(samples), min: Math.min(...samples), max: Math.max(...samples) };
 }
 
+/** Times two runs alternately (3 × RUNS samples each): a paired comparison. */
+function paired(a: () => unknown, b: () => unknown): [Timing, Timing] {
+  for (let i = 0; i < WARMUPS; i++) {
+    a();
+    b();
+  }
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < 3 * RUNS; i++) {
+    for (const [index, run] of [a, b].entries()) {
+      const start = performance.now();
+      run();
+      samples[index]!.push(performance.now() - start);
+    }
+  }
+  const timing = (values: number[]): Timing => ({
+    median: median(values),
+    min: Math.min(...values),
+    max: Math.max(...values),
+  });
+  return [timing(samples[0]), timing(samples[1])];
+}
+
 export async function runDiffBench(): Promise<void> {
   const { before, after } = buildListings();
   const canonicalBefore = canonicalListing(before);
@@ -106,7 +130,7 @@ export async function runDiffBench(): Promise<void> {
     ],
     ['diff (canonical in)', time(() => diffListings(canonicalBefore, canonicalAfter))],
     // Issue 3's figure: two raw listings in; canonical form, listing and tool hashes, and
-    // the findings out.
+    // the findings out (the content checks included).
     ['total: both raw in (target)', time(() => diffListings(before, after))],
     // The same on listings just parsed, as a server's arrive, rather than on objects the
     // runs before have already walked (and whose names they have already interned).
@@ -118,13 +142,34 @@ export async function runDiffBench(): Promise<void> {
       ),
     ],
     // What the service does per new observation: the previous listing was hashed when it
-    // was first seen, so only the new one is canonicalized.
+    // was first seen, so only the new one is canonicalized; the content checks (issue 11)
+    // run on the text of the tools that changed.
     ['new side only + diff', time(() => diffListings(canonicalBefore, canonicalListing(after)))],
     // The text is built only when read (storing a new listing reads it): not part of the
     // target, shown so that it is not forgotten.
     ['one listing: hashes + text', time(() => canonicalListing(after).canonical)],
     ['floor: JSON.stringify + sha256', floor],
   ];
+  // Issue 11's comparisons, measured after the rows above so that their garbage does not
+  // weigh on them: with and without the content checks, sample by sample in turn, so that
+  // load from elsewhere on the machine falls on both alike.
+  const OFF = { contentChecks: false } as const;
+  const [withChecks, withoutChecks] = paired(
+    () => diffListings(canonicalBefore, canonicalListing(after)),
+    () => diffListings(canonicalBefore, canonicalListing(after), OFF),
+  );
+  const [diffWith, diffWithout] = paired(
+    () => diffListings(canonicalBefore, canonicalAfter),
+    () => diffListings(canonicalBefore, canonicalAfter, OFF),
+  );
+  rows.push(
+    ['in turn: new side only + diff, checks on', withChecks],
+    ['in turn: new side only + diff, checks off', withoutChecks],
+    ['in turn: diff (canonical in), checks on', diffWith],
+    ['in turn: diff (canonical in), checks off', diffWithout],
+    // A server's first listing: every string of every tool through the content checks.
+    ['content checks, first listing', time(() => checkFirstListing(canonicalAfter))],
+  );
 
   const bytes = canonicalBefore.canonical.length + canonicalAfter.canonical.length;
   const cores = availableParallelism();
@@ -149,6 +194,11 @@ export async function runDiffBench(): Promise<void> {
         `  ${ratio(timing.median, TARGET_MS)}  ${ratio(timing.median, floor.median)}`,
     );
   }
+  console.log(
+    `  per-observation path (new listing in, content checks, diff): ${withChecks.median.toFixed(1)} ms ` +
+      `with the checks, ${withoutChecks.median.toFixed(1)} ms without: ` +
+      `${(withChecks.median / withoutChecks.median).toFixed(3)}x (target within ${CHECKS_TARGET}x)`,
+  );
   const heap = process.memoryUsage().heapUsed / 1e6;
   console.log(
     `  (heap in use after the runs: ${heap.toFixed(0)} MB; load average ${loadavg()[0]!.toFixed(2)})`,

@@ -1,8 +1,9 @@
 import type { FindingRow } from '../changes/changes-repo.js';
-import { fieldWording, relaxedWording, tightenedWording } from '../diff/explain.js';
-import { HINTS, type HintName } from '../diff/hints.js';
+import type { HintName } from '../diff/hints.js';
 import {
   SEVERITIES,
+  kindEntry,
+  type ContentRecord,
   compareSeverity,
   controlFor,
   maxSeverity,
@@ -33,8 +34,12 @@ export const ALERT_LIMITS = {
 export interface FindingView {
   severity: Severity;
   text: string;
-  /** Before/after values where they say more than the explanation (descriptions, titles…). */
-  values: { before: string; after: string } | null;
+  /**
+   * Labelled values where they say more than the explanation: before/after of a
+   * description or title, or the offending text of a content finding (with invisible
+   * characters made visible) and the hidden text decoded.
+   */
+  values: Array<{ label: string; value: string }> | null;
 }
 
 export interface ToolView {
@@ -56,7 +61,8 @@ export interface ChangeView {
   id: number;
   severity: ChangeSeverity;
   detectedAt: string;
-  fromHash: string;
+  /** Null for a server's first listing (a change recorded for its content findings). */
+  fromHash: string | null;
   toHash: string;
   headline: string;
   /** Findings about the listing as a whole (silent_change, no_change_notification). */
@@ -101,6 +107,9 @@ function clip(text: string, max: number): string {
   // Never split a surrogate pair: half of one is not text.
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
+  // ...nor a visible escape (⟦U+E0041⟧): half of one reads as something else.
+  const open = text.lastIndexOf('⟦', end - 1);
+  if (open !== -1 && text.lastIndexOf('⟧', end - 1) < open) end = open;
   return `${text.slice(0, end)}…`;
 }
 
@@ -113,64 +122,38 @@ function recordOf(row: FindingRow): Partial<InterpretationRecord> {
   return row.record as Partial<InterpretationRecord>;
 }
 
-function hintField(field: string | null): HintName | null {
-  return HINTS.find((hint) => hint === field) ?? null;
-}
-
 const NOTIFICATION_KINDS: ReadonlySet<string> = new Set([
   'silent_change',
   'no_change_notification',
 ]);
 
-/** Kinds whose before/after values are the content to review, not just a flag. */
-const VALUE_KINDS: ReadonlySet<string> = new Set([
-  'description_changed',
-  'title_changed',
-  'input_schema_changed',
-  'output_schema_changed',
-  'meta_changed',
-  'icons_changed',
-  'other_changed',
-]);
-
-/** A short statement of one finding, for subjects and change headings. */
+/** A short statement of one finding, for subjects and change headings (the catalogue's). */
 export function headline(row: FindingRow): string {
   const tool = clean(row.tool ?? '', ALERT_LIMITS.headlineTool);
   const field = row.field === null ? null : clean(row.field, ALERT_LIMITS.headlineTool);
-  const hint = hintField(row.field);
-  switch (row.kind) {
-    case 'annotation_relaxed':
-      if (hint !== null) return relaxedWording(tool, hint).summary;
-      break;
-    case 'annotation_tightened':
-      if (hint !== null) return tightenedWording(tool, hint).summary;
-      break;
-    case 'annotation_declared':
-      return `${tool} re-declares ${field ?? 'a hint'} without changing its effect`;
-    case 'annotation_invalid':
-      return `${tool} declares an invalid ${field ?? 'hint'}`;
-    case 'annotation_contradiction':
-      return `${tool} claims read-only, yet its name or description says otherwise`;
-    case 'tool_added':
-      return `new tool ${tool}`;
-    case 'tool_removed':
-      return `${tool} was removed`;
-    case 'tool_renamed': {
-      const from = recordOf(row).renamedFrom ?? (typeof row.before === 'string' ? row.before : '');
-      return `${clean(from, ALERT_LIMITS.headlineTool)} was renamed to ${tool}`;
-    }
-    case 'flip_flop':
-      return `${tool}'s hints keep changing`;
-    case 'silent_change':
-      return 'the listing changed without a change notification';
-    case 'no_change_notification':
-      return 'the listing changed and the server sends no change notifications';
-  }
-  if (field !== null) {
-    const { summary } = fieldWording(tool, field, row.before ?? undefined, row.after ?? undefined);
-    return clean(summary);
-  }
-  return `${tool}: ${clean(row.kind, ALERT_LIMITS.headlineTool)}`;
+  const record = recordOf(row);
+  const entry = kindEntry(row.kind);
+  if (entry === undefined) return `${tool}: ${clean(row.kind, ALERT_LIMITS.headlineTool)}`;
+  const content = record.content ?? null;
+  return clean(
+    entry.headline({
+      tool,
+      field,
+      before: row.before ?? undefined,
+      after: row.after ?? undefined,
+      renamedFrom:
+        record.renamedFrom == null ? null : clean(record.renamedFrom, ALERT_LIMITS.headlineTool),
+      content:
+        content === null
+          ? null
+          : {
+              hidden: content.hidden,
+              families: content.families,
+              target: content.target,
+              location: content.location,
+            },
+    }),
+  );
 }
 
 /** The worst finding, preferring one about a tool: it says more than "no notification". */
@@ -190,13 +173,27 @@ function valueText(value: unknown): string {
   return clean(JSON.stringify(value) ?? String(value));
 }
 
+function contentValues(content: ContentRecord | undefined): FindingView['values'] {
+  if (content === undefined) return null;
+  const values = [{ label: 'text', value: `"${clean(content.excerpt)}"` }];
+  if (content.hidden !== null) values.push({ label: 'hidden', value: clean(content.hidden) });
+  return values;
+}
+
 function findingView(row: FindingRow): FindingView {
+  const shows = kindEntry(row.kind)?.values ?? 'none';
   return {
     severity: row.severity,
     text: clean(row.explanation),
-    values: VALUE_KINDS.has(row.kind)
-      ? { before: valueText(row.before), after: valueText(row.after) }
-      : null,
+    values:
+      shows === 'values'
+        ? [
+            { label: 'before', value: valueText(row.before) },
+            { label: 'after', value: valueText(row.after) },
+          ]
+        : shows === 'text'
+          ? contentValues(recordOf(row).content ?? undefined)
+          : null,
   };
 }
 
@@ -280,11 +277,12 @@ function staleView(entry: AlertChange): StaleView {
   const old = objectOr(exposure['oldListing']);
   const first = stringOr(old['firstObserved']);
   const last = stringOr(old['lastObserved']);
-  const oldHash = shortHash(change.fromHash);
   const heldBy =
-    first !== null && last !== null
-      ? `host sessions that listed between ${first} and ${last} (old listing ${oldHash})`
-      : `host sessions that listed the old listing (${oldHash}); when it was first and last seen is not recorded`;
+    change.fromHash === null
+      ? `this is the first listing seen of this server (${shortHash(change.toHash)}): host sessions that listed it already hold this text`
+      : first !== null && last !== null
+        ? `host sessions that listed between ${first} and ${last} (old listing ${shortHash(change.fromHash)})`
+        : `host sessions that listed the old listing (${shortHash(change.fromHash)}); when it was first and last seen is not recorded`;
 
   const seen = change.notificationSeen ?? booleanOr(exposure['notificationSeen']);
   const advertised = booleanOr(exposure['listChangedAdvertised']);
@@ -330,7 +328,7 @@ function changeView(prepared: PreparedChange, budget: number): ChangeView {
     id: entry.change.id,
     severity: entry.change.severity,
     detectedAt: entry.change.detectedAt.toISOString(),
-    fromHash: clean(entry.change.fromHash, 64),
+    fromHash: entry.change.fromHash === null ? null : clean(entry.change.fromHash, 64),
     toHash: clean(entry.change.toHash, 64),
     headline: worst === undefined ? 'the listing changed' : headline(worst),
     listingFindings: listingShown.map(findingView),

@@ -93,11 +93,24 @@ function omittedChangesText(view: AlertView): string | null {
 const APPROVE_NOTE =
   'approves the listing seen last as the baseline: only once you have reviewed it';
 
+/** A server's first listing has no listing before it (docs/change-chain.md). */
+function listingText(change: ChangeView): string {
+  return change.fromHash === null
+    ? `first listing ${shortHash(change.toHash)}`
+    : `listing ${shortHash(change.fromHash)} -> ${shortHash(change.toHash)}`;
+}
+
+function listingHtml(change: ChangeView): SafeHtml {
+  return change.fromHash === null
+    ? markup`first listing ${code(shortHash(change.toHash))}`
+    : markup`listing ${code(shortHash(change.fromHash))} → ${code(shortHash(change.toHash))}`;
+}
+
 function changeText(change: ChangeView): string[] {
   const out = [
     '',
     `CHANGE ${change.id}: ${change.severity.toUpperCase()}, ${change.headline}`,
-    `  detected ${change.detectedAt}, listing ${shortHash(change.fromHash)} -> ${shortHash(change.toHash)}`,
+    `  detected ${change.detectedAt}, ${listingText(change)}`,
   ];
   if (change.listingFindings.length > 0) {
     out.push('', '  The listing as a whole', ...findingLinesText(change.listingFindings, '    '));
@@ -174,7 +187,7 @@ function changeHtml(change: ChangeView): SafeHtml {
       : markup`<h4 style="${H4_STYLE}">The listing as a whole</h4>
 ${findingsTableHtml(change.listingFindings)}`;
   return markup`<h3 style="${H3_STYLE}">Change ${change.id}: ${severityBadge(change.severity)} ${change.headline}</h3>
-<p style="margin:0 0 8px 0">Detected ${change.detectedAt}; listing ${code(shortHash(change.fromHash))} → ${code(shortHash(change.toHash))}</p>
+<p style="margin:0 0 8px 0">Detected ${change.detectedAt}; ${listingHtml(change)}</p>
 ${listing}${change.tools.map(toolHtml)}${omission === null ? '' : markup`<p><em>${omission}</em></p>\n`}<h4 style="${H4_STYLE}">Stale host sessions</h4>
 ${keyValueTableHtml([
   ['Old values held by', change.stale.heldBy],

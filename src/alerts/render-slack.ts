@@ -73,9 +73,7 @@ function hintLines(hints: NonNullable<ToolView['hints']>): string[] {
 function findingLines(findings: readonly FindingView[]): string[] {
   return findings.flatMap((finding) => [
     `• *${finding.severity.toUpperCase()}* ${e(finding.text)}`,
-    ...(finding.values === null
-      ? []
-      : [`   before: ${e(finding.values.before)}`, `   after: ${e(finding.values.after)}`]),
+    ...(finding.values ?? []).map(({ label, value }) => `   ${label}: ${e(value)}`),
   ]);
 }
 
@@ -173,7 +171,9 @@ export function renderSlack(input: AlertMessageInput): SlackMessage {
       section(
         [
           `*Change ${change.id}: ${change.severity.toUpperCase()}* ${e(change.headline)}`,
-          `Detected ${change.detectedAt}; listing ${shortHash(change.fromHash)} → ${shortHash(change.toHash)}`,
+          change.fromHash === null
+            ? `Detected ${change.detectedAt}; first listing ${shortHash(change.toHash)}`
+            : `Detected ${change.detectedAt}; listing ${shortHash(change.fromHash)} → ${shortHash(change.toHash)}`,
           ...(change.listingFindings.length === 0
             ? []
             : ['', '*The listing as a whole*', ...findingLines(change.listingFindings)]),

@@ -90,7 +90,10 @@ export function findingLinesText(findings: readonly FindingView[], indent: strin
     const lines = [`${indent}${label}  ${finding.text}`];
     if (finding.values !== null) {
       const pad = `${indent}${' '.repeat(width)}  `;
-      lines.push(`${pad}before: ${finding.values.before}`, `${pad}after:  ${finding.values.after}`);
+      const labelWidth = Math.max(...finding.values.map((entry) => entry.label.length)) + 1;
+      for (const { label: name, value } of finding.values) {
+        lines.push(`${pad}${`${name}:`.padEnd(labelWidth)} ${value}`);
+      }
     }
     return lines;
   });
@@ -137,17 +140,22 @@ export function hintTableHtml(hints: Record<HintName, HintRecord>): SafeHtml {
   ]);
 }
 
+const VALUE_STYLE = 'font-family:Menlo,Consolas,monospace;font-size:12px;word-break:break-all';
+
+/** Labelled values under a finding's text: before/after, or the text found and what it hides. */
+function valuesHtml(values: FindingView['values']): SafeHtml | string {
+  if (values === null) return '';
+  return values.map(
+    ({ label, value }) =>
+      markup`<br><em>${label}:</em> <span style="${VALUE_STYLE}">${value}</span>`,
+  ) as unknown as SafeHtml;
+}
+
 export function findingsTableHtml(findings: readonly FindingView[]): SafeHtml {
-  const withValues = findings.some((finding) => finding.values !== null);
-  const titles = ['severity', 'what changed', ...(withValues ? ['before', 'after'] : [])];
   return table([
-    headerRow(titles),
+    headerRow(['severity', 'what changed']),
     ...findings.map((finding) =>
-      row([
-        severityBadge(finding.severity),
-        finding.text,
-        ...(withValues ? [finding.values?.before ?? '', finding.values?.after ?? ''] : []),
-      ]),
+      row([severityBadge(finding.severity), markup`${finding.text}${valuesHtml(finding.values)}`]),
     ),
   ]);
 }

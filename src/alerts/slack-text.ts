@@ -1,4 +1,4 @@
-import { makeInvisibleVisible } from './visible-text.js';
+import { visibleText } from '../diff/visible-text.js';
 
 /**
  * Slack's mrkdwn gives `&`, `<` and `>` a meaning (entities, links, mentions such as
@@ -6,15 +6,12 @@ import { makeInvisibleVisible } from './visible-text.js';
  * decoded. Invisible characters are made visible first. Pure.
  */
 export function escapeMrkdwn(text: string): string {
-  return makeInvisibleVisible(text)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return visibleText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** plain_text is shown as written: only the invisible characters need showing. */
 export function plainText(text: string): string {
-  return makeInvisibleVisible(text);
+  return visibleText(text);
 }
 
 /**

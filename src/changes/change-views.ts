@@ -10,7 +10,8 @@ export interface ChangeView {
   server: string;
   detectedAt: string;
   severity: ChangeSeverity;
-  fromHash: string;
+  /** null: the server's first listing, recorded for its content findings. */
+  fromHash: string | null;
   toHash: string;
   /** null: no held session could have received a notification. */
   notificationSeen: boolean | null;

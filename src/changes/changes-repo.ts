@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { changes, findings, observations, servers } from '../db/schema.js';
+import { changes, findings, listings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
 import type { Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
@@ -205,4 +205,27 @@ export async function getChange(
     .where(eq(findings.changeId, id))
     .orderBy(asc(findings.id));
   return { change: { ...row.change, server: row.server }, findings: rows };
+}
+
+/**
+ * The tool names of every other enabled server's current listing (where its chain ends),
+ * name → server: what a tool_shadowing check compares a text against. Read from the
+ * stored tool hashes, not the bodies: a change reads this, and bodies can be megabytes.
+ */
+export async function otherServersTools(
+  db: Database,
+  serverId: number,
+): Promise<Map<string, string>> {
+  const id = sql`${servers.id}`;
+  const rows = await db
+    .select({
+      server: servers.name,
+      tool: sql<string>`jsonb_object_keys(${listings.toolHashes})`,
+    })
+    .from(servers)
+    .innerJoin(listings, sql`${listings.hash} = ${chainEndHash(id)}`)
+    .where(and(sql`${servers.id} <> ${serverId}`, eq(servers.enabled, true)));
+  const tools = new Map<string, string>();
+  for (const row of rows) if (!tools.has(row.tool)) tools.set(row.tool, row.server);
+  return tools;
 }

@@ -2,11 +2,12 @@ import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { findingJson } from '../diff/finding-json.js';
-import { diffListings, type ChangeSeverity, type Finding } from '../diff/index.js';
+import { diffListings, type ChangeSeverity, type DiffResult, type Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
-import { getBaseline, loadListingTools } from '../listings/listings-repo.js';
+import { getBaseline, loadListingTools, serverVersionOf } from '../listings/listings-repo.js';
 import type { Logger } from '../log.js';
 import { getServer } from '../registry/servers-repo.js';
+import { otherServersTools } from './changes-repo.js';
 import { observeServer } from './observe-server.js';
 
 /** What `check` saw: the observation, the baseline it was compared with, the findings. */
@@ -29,8 +30,11 @@ export interface CheckReport {
     /** This listing was the server's first, and became the baseline. */
     created: boolean;
   };
-  /** The change this observation recorded against the previous listing, if any. */
-  change: { id: number; severity: ChangeSeverity; fromHash: string } | null;
+  /**
+   * The change this observation recorded against the previous listing, if any; `fromHash`
+   * null for a first listing recorded for its content findings.
+   */
+  change: { id: number; severity: ChangeSeverity; fromHash: string | null } | null;
   /** Against the baseline, not the previous listing. */
   severity: ChangeSeverity;
   findings: Finding[];
@@ -69,14 +73,18 @@ export async function checkServer(
   }
   // recordObservation sets a baseline with the first listing, so there always is one here.
   const baseline = (await getBaseline(db, server.id))!;
-  const diff = diffListings(
-    await loadListingTools(db, baseline.listingHash),
-    recorded.listing.tools,
-    {
-      trust: server.trust,
-      server: server.name,
-    },
-  );
+  const version = observation.serverInfo?.['version'];
+  // A first listing is its own baseline: what it says is what its content checks found.
+  const diff: DiffResult =
+    recorded.change?.row.fromHash === null
+      ? recorded.change.diff
+      : diffListings(await loadListingTools(db, baseline.listingHash), recorded.listing.tools, {
+          trust: server.trust,
+          server: server.name,
+          otherServerTools: await otherServersTools(db, server.id),
+          before: { serverVersion: await serverVersionOf(db, server.id, baseline.listingHash) },
+          after: { serverVersion: typeof version === 'string' ? version : null },
+        });
   return {
     server: server.name,
     observation: {

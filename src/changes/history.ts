@@ -13,8 +13,8 @@ export interface HistoryEntry {
   listingHash: string | null;
   protocolVersion: string | null;
   error: { code: string | null; message: string | null } | null;
-  /** The change this observation revealed, if it revealed one. */
-  change: { id: number; severity: ChangeSeverity; fromHash: string } | null;
+  /** The change this observation revealed, if it revealed one (fromHash null: a first listing). */
+  change: { id: number; severity: ChangeSeverity; fromHash: string | null } | null;
 }
 
 /** A server's observations, newest first, each with the change it revealed. */

@@ -2,13 +2,21 @@ import { decideAlert, type AlertPolicy } from '../alerts/alert-policy.js';
 import { enqueueAlert, type QueuedAlert } from '../alerts/alerts-repo.js';
 import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
-import { diffListings, type DeliveryContext, type DiffResult } from '../diff/index.js';
+import {
+  checkFirstListing,
+  diffListings,
+  lookupIn,
+  type DeliveryContext,
+  type DiffResult,
+  type OtherServerLookup,
+} from '../diff/index.js';
 import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
 import {
   insertObservation,
   listingSpan,
   listingsByHash,
   loadListingTools,
+  serverVersionOf,
   setBaseline,
   storeListing,
   type NewObservationRow,
@@ -22,6 +30,7 @@ import {
   chainEnd,
   changesSince,
   isDuplicateAppend,
+  otherServersTools,
   type ChangeRow,
 } from './changes-repo.js';
 
@@ -43,7 +52,10 @@ export interface RecordedObservation {
   listing: CanonicalListing | null;
   /** The server's listing before this observation (its previous successful one). */
   previousHash: string | null;
-  /** Set when the listing differs from the previous one; `alert` when it is alerted. */
+  /**
+   * Set when the listing differs from the previous one, or when a server's first listing
+   * has content findings (then `row.fromHash` is null); `alert` when it is alerted.
+   */
   change: { row: ChangeRow; diff: DiffResult; alert: QueuedAlert | null } | null;
 }
 
@@ -66,7 +78,8 @@ const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
  * shared with the other such observations in flight (SightingBatcher). An error
  * observation never touches the listing history: a server that is down has not removed
  * its tools. The first successful listing becomes the baseline until an operator approves
- * another.
+ * another; when its text holds content findings (poison on first sight) it is also a
+ * change from no listing, alerted as any other (docs/change-chain.md).
  */
 export async function recordObservation(
   db: Database,
@@ -111,30 +124,49 @@ async function recordIn(
   await rememberEra(db, input);
   const recorded = { observation, listing, previousHash, change: null };
   if (!listing || !result.ok) return recorded;
-  if (previousHash === null) {
-    await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
-    return recorded;
-  }
   if (previousHash === listing.hash) return recorded;
 
   const oldHash = previousHash;
   const now = input.startedAt.toISOString();
-  const [oldTools, oldSpan, history] = [
-    await loadListingTools(db, oldHash),
-    await listingSpan(db, server.id, oldHash),
-    await recentHistory(db, server.id, input.startedAt),
-  ];
-  const diff = diffListings(oldTools, listing, {
+  const version = result.serverInfo?.version;
+  const context = {
     trust: server.trust,
     server: server.name,
-    before: oldSpan,
-    after: { firstObserved: now, lastObserved: now },
+    after: {
+      firstObserved: now,
+      lastObserved: now,
+      serverVersion: typeof version === 'string' ? version : null,
+    },
     delivery: input.delivery,
     ttlMs: result.ttlMs,
     cacheScope: result.cacheScope,
-    history,
-    now,
-  });
+  };
+  let diff: DiffResult;
+  let oldSpan: { firstObserved: string | null; lastObserved: string | null } | null = null;
+  if (oldHash === null) {
+    await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
+    diff = await withOtherServers(db, server.id, (otherServerTools) =>
+      checkFirstListing(listing, { ...context, otherServerTools }),
+    );
+    if (diff.findings.length === 0) return recorded;
+  } else {
+    const [oldTools, span, oldVersion, history] = [
+      await loadListingTools(db, oldHash),
+      await listingSpan(db, server.id, oldHash),
+      await serverVersionOf(db, server.id, oldHash),
+      await recentHistory(db, server.id, input.startedAt),
+    ];
+    oldSpan = span;
+    diff = await withOtherServers(db, server.id, (otherServerTools) =>
+      diffListings(oldTools, listing, {
+        ...context,
+        otherServerTools,
+        before: { ...span, serverVersion: oldVersion },
+        history,
+        now,
+      }),
+    );
+  }
   const row = await appendChange(
     db,
     {
@@ -147,7 +179,7 @@ async function recordIn(
       severity: diff.severity,
       notificationSeen: input.delivery?.notificationSeen ?? null,
       exposure: {
-        oldListing: { hash: oldHash, ...oldSpan },
+        oldListing: oldHash === null ? null : { hash: oldHash, ...oldSpan },
         notificationSeen: input.delivery?.notificationSeen ?? null,
         listChangedAdvertised: input.delivery?.listChangedAdvertised ?? null,
         ttlMs: result.ttlMs,
@@ -192,6 +224,27 @@ function observationValues(
   };
 }
 
+/**
+ * Runs a diff with the other registered servers' tools, reading them only when the diff
+ * asks about a name (a directive sentence naming a tool, for tool_shadowing): the first
+ * run answers every question "no" and notes the names; only if there were any is the
+ * registry read and the diff run again. Reading every server's tool names for each first
+ * listing would make starting a service with many servers quadratic.
+ */
+async function withOtherServers(
+  db: Database,
+  serverId: number,
+  run: (otherServerTools: OtherServerLookup) => DiffResult,
+): Promise<DiffResult> {
+  const asked = new Set<string>();
+  const first = run((key) => {
+    asked.add(key);
+    return undefined;
+  });
+  if (asked.size === 0) return first;
+  return run(lookupIn(await otherServersTools(db, serverId)));
+}
+
 /** Keeps the era a server answered in, so that stdio servers are not spawned twice later. */
 async function rememberEra(db: Database, input: ObservationInput): Promise<void> {
   const era = input.result.era;
@@ -203,12 +256,16 @@ async function rememberEra(db: Database, input: ObservationInput): Promise<void>
 async function recentHistory(db: Database, serverId: number, now: Date) {
   const recent = await changesSince(db, serverId, new Date(now.getTime() - FLIP_FLOP_WINDOW_MS));
   if (recent.length === 0) return [];
+  // A first-listing change (content findings on first sight) starts from no listing.
+  const start = recent[0]!.fromHash;
   const bodies = await listingsByHash(db, [
-    recent[0]!.fromHash,
+    ...(start === null ? [] : [start]),
     ...recent.map((change) => change.toHash),
   ]);
   return [
-    { observedAt: recent[0]!.detectedAt.toISOString(), tools: bodies.get(recent[0]!.fromHash)! },
+    ...(start === null
+      ? []
+      : [{ observedAt: recent[0]!.detectedAt.toISOString(), tools: bodies.get(start)! }]),
     ...recent.map((change) => ({
       observedAt: change.detectedAt.toISOString(),
       tools: bodies.get(change.toHash)!,

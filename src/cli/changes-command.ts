@@ -43,7 +43,7 @@ export async function changeShowCommand(run: CommandRun): Promise<void> {
   printLine(
     `change ${change.id} of ${change.server}, ${change.detectedAt}: severity ${change.severity}`,
   );
-  printLine(`listing ${change.fromHash} -> ${change.toHash}`);
+  printLine(`listing ${change.fromHash ?? '(none: the first listing)'} -> ${change.toHash}`);
   printLine(
     `change notification: ${change.notificationSeen === null ? 'no held session' : change.notificationSeen ? 'seen' : 'not seen'}`,
   );

@@ -22,7 +22,8 @@ export function printLine(text = ''): void {
 }
 
 /** A listing hash as a person reads it; `--json` carries it whole. */
-export function short(hash: string): string {
+export function short(hash: string | null): string {
+  if (hash === null) return '(none)';
   return hash.slice(0, 12);
 }
 

@@ -165,9 +165,11 @@ export const changes = pgTable(
      * server's changes stays linear and each change is recorded once.
      */
     previousChangeId: bigint('previous_change_id', { mode: 'number' }),
-    fromHash: text('from_hash')
-      .notNull()
-      .references(() => listings.hash),
+    /**
+     * The listing before; null only for a server's first change when it is its first
+     * listing, recorded for content findings (poison on first sight, docs/change-chain.md).
+     */
+    fromHash: text('from_hash').references(() => listings.hash),
     toHash: text('to_hash')
       .notNull()
       .references(() => listings.hash),
@@ -186,6 +188,8 @@ export const changes = pgTable(
   },
   (t) => [
     unique('changes_server_previous').on(t.serverId, t.previousChangeId).nullsNotDistinct(),
+    // Only a server's first change can start from no listing.
+    check('changes_from_listing', sql`${t.fromHash} is not null or ${t.previousChangeId} is null`),
     index('changes_server_detected').on(t.serverId, t.detectedAt.desc()),
   ],
 );

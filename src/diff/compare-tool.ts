@@ -1,5 +1,8 @@
 import { canonicalize, type RawTool } from '../listings/canonical.js';
+import { baseSeverity, type FindingKind } from './catalogue.js';
+import { toolContentDrafts, type ContentRecord, type ContentScope } from './content-checks.js';
 import { contradictionEvidence, sameEvidence } from './contradiction.js';
+import { gradeFirstDeclaration } from './first-declaration.js';
 import {
   contradictionWording,
   declaredWording,
@@ -23,7 +26,7 @@ import {
   type Posture,
 } from './hints.js';
 import type { Severity } from './severity.js';
-import type { FindingKind } from './types.js';
+import { descriptionChangedSubstantively, schemaChangedSubstantively } from './substantive.js';
 
 /** A finding before the interpretation record and escalations are attached. */
 export interface Draft {
@@ -33,34 +36,32 @@ export interface Draft {
   before?: unknown;
   after?: unknown;
   wording: Wording;
+  /** Why the base differs from the table's (a first declaration, graded). */
+  basis?: string;
+  /** A first declaration of a relaxing hint within a vendor's adoption of annotations. */
+  adoptionDeclaration?: boolean;
+  /** Content findings: what was found and where. */
+  content?: ContentRecord;
 }
 
-const RELAXED_SEVERITY: Readonly<Record<HintName, Severity>> = {
-  readOnlyHint: 'critical',
-  destructiveHint: 'high',
-  idempotentHint: 'high',
-  openWorldHint: 'medium',
-};
-
-const FIELD_KIND: ReadonlyMap<string, { kind: FindingKind; base: Severity }> = new Map([
-  ['description', { kind: 'description_changed', base: 'low' }],
-  ['title', { kind: 'title_changed', base: 'info' }],
-  ['inputSchema', { kind: 'input_schema_changed', base: 'low' }],
-  ['outputSchema', { kind: 'output_schema_changed', base: 'low' }],
-  ['_meta', { kind: 'meta_changed', base: 'info' }],
-  ['icons', { kind: 'icons_changed', base: 'info' }],
+const FIELD_KIND: ReadonlyMap<string, FindingKind> = new Map([
+  ['description', 'description_changed'],
+  ['title', 'title_changed'],
+  ['inputSchema', 'input_schema_changed'],
+  ['outputSchema', 'output_schema_changed'],
+  ['_meta', 'meta_changed'],
+  ['icons', 'icons_changed'],
 ]);
 
-/** Builds a draft, leaving `before`/`after` out when that side is absent. */
+/** Builds a draft at the catalogue's severity, leaving `before`/`after` out when absent. */
 function draft(
   kind: FindingKind,
-  base: Severity,
   wording: Wording,
   field?: string,
   before?: unknown,
   after?: unknown,
 ): Draft {
-  const result: Draft = { kind, base, wording };
+  const result: Draft = { kind, base: baseSeverity(kind, field), wording };
   if (field !== undefined) result.field = field;
   if (before !== undefined) result.before = before;
   if (after !== undefined) result.after = after;
@@ -92,13 +93,30 @@ function sortedKeyUnion(a: object, b: object, skip: ReadonlySet<string>): string
 const TOOL_KEYS_HANDLED_ELSEWHERE = new Set(['name', 'annotations']);
 const ANNOTATION_KEYS_HANDLED_ELSEWHERE = new Set<string>(HINTS);
 
+/** What per-tool checks need to know about the rest of the diff. */
+export interface ToolCheckOptions {
+  /** null: content checks are off (benchmarks measure the diff without them). */
+  content: ContentScope | null;
+  /** True when a text already appeared anywhere in the previous listing. */
+  seenBefore: (text: string) => boolean;
+  /** The release declares hints on most of the server's tools at once (design §4). */
+  adoption: boolean;
+}
+
 /**
  * Per hint: a relaxation or tightening when the effective value a host reads moved (for
  * destructive/idempotent only while the tool is not read-only on either side), then
  * annotation_invalid for a new non-boolean value, else annotation_declared when only the
- * declaration changed.
+ * declaration changed. A relaxation that is the hint's first declaration (absent, or
+ * invalid, before) is graded by the tool's own text (first-declaration.ts).
  */
-function hintDrafts(tool: string, before: Posture, after: Posture): Draft[] {
+function hintDrafts(
+  tool: string,
+  before: Posture,
+  after: Posture,
+  afterTool: RawTool,
+  adoption: boolean,
+): Draft[] {
   const drafts: Draft[] = [];
   for (const hint of HINTS) {
     const b = before[hint];
@@ -108,9 +126,16 @@ function hintDrafts(tool: string, before: Posture, after: Posture): Draft[] {
     if (moved) {
       const relaxed = a.effective === RELAXED_VALUE[hint];
       const kind = relaxed ? 'annotation_relaxed' : 'annotation_tightened';
-      const base = relaxed ? RELAXED_SEVERITY[hint] : 'low';
       const wording = relaxed ? relaxedWording(tool, hint) : tightenedWording(tool, hint);
-      drafts.push(draft(kind, base, wording, hint, b.effective, a.effective));
+      const found = draft(kind, wording, hint, b.effective, a.effective);
+      const firstDeclaration = typeof b.declared !== 'boolean' && typeof a.declared === 'boolean';
+      if (relaxed && firstDeclaration) {
+        const graded = gradeFirstDeclaration(hint, found.base, afterTool, adoption);
+        found.base = graded.base;
+        found.basis = graded.basis;
+        found.adoptionDeclaration = adoption;
+      }
+      drafts.push(found);
     }
     if (sameDeclared(b.declared, a.declared)) continue;
     if (isInvalid(a.declared)) {
@@ -118,7 +143,7 @@ function hintDrafts(tool: string, before: Posture, after: Posture): Draft[] {
     } else if (!moved) {
       const wording = declaredWording(tool, hint, b.declared, a.declared, compared, a.effective);
       const [was, now] = [declaredValue(b.declared), declaredValue(a.declared)];
-      drafts.push(draft('annotation_declared', 'info', wording, hint, was, now));
+      drafts.push(draft('annotation_declared', wording, hint, was, now));
     }
   }
   return drafts;
@@ -132,26 +157,46 @@ function declaredValue(declared: DeclaredHint | undefined): unknown {
 
 function invalidDraft(tool: string, hint: HintName, value: unknown, before?: DeclaredHint): Draft {
   const wording = invalidWording(tool, hint, value, HINT_DEFAULTS[hint]);
-  const result = draft('annotation_invalid', 'medium', wording, hint, declaredValue(before));
+  const result = draft('annotation_invalid', wording, hint, declaredValue(before));
   // An invalid value may be null, which must still show as the `after` value.
   result.after = value;
   return result;
 }
 
-function fieldKind(field: string): { kind: FindingKind; base: Severity } {
-  if (field === 'annotations.title') return { kind: 'title_changed', base: 'info' };
-  return FIELD_KIND.get(field) ?? { kind: 'other_changed', base: 'info' };
+function fieldKind(field: string): FindingKind {
+  if (field === 'annotations.title') return 'title_changed';
+  return FIELD_KIND.get(field) ?? 'other_changed';
 }
 
 function fieldDrafts(tool: string, field: string, before: unknown, after: unknown): Draft[] {
   if (sameJson(before, after)) return [];
-  const { kind, base } = fieldKind(field);
-  return [draft(kind, base, fieldWording(tool, field, before, after), field, before, after)];
+  const kind = fieldKind(field);
+  return [draft(kind, fieldWording(tool, field, before, after), field, before, after)];
+}
+
+function contentDrafts(
+  tool: string,
+  before: RawTool | null,
+  after: RawTool,
+  options: ToolCheckOptions,
+): Draft[] {
+  if (options.content === null) return [];
+  return toolContentDrafts(tool, before, after, {
+    scope: options.content,
+    seenBefore: options.seenBefore,
+  }).map((found) => ({
+    kind: found.kind,
+    base: found.base,
+    field: found.field,
+    wording: { summary: found.summary, effect: found.effect },
+    content: found.content,
+  }));
 }
 
 export interface ToolComparison {
   drafts: Draft[];
-  before: Posture;
+  /** Null for a tool with nothing to compare against. */
+  before: Posture | null;
   after: Posture;
   /** Why a relaxation on this tool is raised one level, or null. */
   escalation: string | null;
@@ -166,10 +211,16 @@ function isObject(value: unknown): boolean {
  * Every difference between two versions of one tool (the same name, or a rename: `name` is
  * never compared). `tool` is the name findings are reported under.
  */
-export function compareTool(tool: string, before: RawTool, after: RawTool): ToolComparison {
+export function compareTool(
+  tool: string,
+  before: RawTool | null,
+  after: RawTool,
+  options: ToolCheckOptions,
+): ToolComparison {
+  if (before === null) return checkAddedTool(tool, after, options);
   const postureBefore = readPosture(before);
   const postureAfter = readPosture(after);
-  const drafts = hintDrafts(tool, postureBefore, postureAfter);
+  const drafts = hintDrafts(tool, postureBefore, postureAfter, after, options.adoption);
 
   for (const key of sortedKeyUnion(before, after, TOOL_KEYS_HANDLED_ELSEWHERE)) {
     drafts.push(...fieldDrafts(tool, key, ownValue(before, key), ownValue(after, key)));
@@ -200,10 +251,18 @@ export function compareTool(tool: string, before: RawTool, after: RawTool): Tool
     );
   }
 
+  // Only a substantive change dresses a relaxation up (substantive.ts): not whitespace,
+  // $schema, additionalProperties, bounds at MAX_SAFE_INTEGER or a reordered `required`.
   const changedFields = new Set(drafts.map((d) => d.field));
   const dressing = [
-    changedFields.has('description') ? 'description' : null,
-    changedFields.has('inputSchema') ? 'input schema' : null,
+    changedFields.has('description') &&
+    descriptionChangedSubstantively(before['description'], after['description'])
+      ? 'description'
+      : null,
+    changedFields.has('inputSchema') &&
+    schemaChangedSubstantively(before['inputSchema'], after['inputSchema'])
+      ? 'input schema'
+      : null,
   ].filter((part) => part !== null);
   const escalation =
     dressing.length === 0 ? null : `its ${dressing.join(' and ')} changed in the same change`;
@@ -214,15 +273,11 @@ export function compareTool(tool: string, before: RawTool, after: RawTool): Tool
     // Reported when new in this change, not again on every later edit of the same tool.
     if (evidence !== null && !sameEvidence(known, evidence)) {
       drafts.push(
-        draft(
-          'annotation_contradiction',
-          'medium',
-          contradictionWording(tool, evidence),
-          'readOnlyHint',
-        ),
+        draft('annotation_contradiction', contradictionWording(tool, evidence), 'readOnlyHint'),
       );
     }
   }
+  drafts.push(...contentDrafts(tool, before, after, options));
 
   return {
     drafts,
@@ -233,8 +288,11 @@ export function compareTool(tool: string, before: RawTool, after: RawTool): Tool
   };
 }
 
-/** The findings an added tool gets besides tool_added: invalid hints, a contradiction. */
-export function addedToolDrafts(tool: string, added: RawTool): { drafts: Draft[]; after: Posture } {
+/**
+ * A tool with nothing to compare against (added, or in a server's first listing): the same
+ * checks as a changed tool, on everything it says. tool_added is the caller's.
+ */
+function checkAddedTool(tool: string, added: RawTool, options: ToolCheckOptions): ToolComparison {
   const posture = readPosture(added);
   const drafts: Draft[] = [];
   for (const hint of HINTS) {
@@ -245,14 +303,10 @@ export function addedToolDrafts(tool: string, added: RawTool): { drafts: Draft[]
     const evidence = contradictionEvidence(added);
     if (evidence !== null) {
       drafts.push(
-        draft(
-          'annotation_contradiction',
-          'medium',
-          contradictionWording(tool, evidence),
-          'readOnlyHint',
-        ),
+        draft('annotation_contradiction', contradictionWording(tool, evidence), 'readOnlyHint'),
       );
     }
   }
-  return { drafts, after: posture };
+  drafts.push(...contentDrafts(tool, null, added, options));
+  return { drafts, before: null, after: posture, escalation: null, postureChanged: false };
 }

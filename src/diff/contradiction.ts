@@ -43,39 +43,106 @@ const NEGATORS = new Set([
   "won't",
   "isn't",
   'nor',
+  // "instead of executing commands", "rather than writing": another tool's action, not this one's
+  'instead',
+  'rather',
+  'unlike',
 ]);
 /** ...or followed by one of these ("deletes nothing"). */
 const NEGATING_OBJECTS = new Set(['nothing', 'none']);
 const LOOKBACK = 3;
+/** Words that join a list of verbs, which one negation covers. */
+const LIST_WORDS = new Set(['or', 'and', 'nor', 'even']);
 
-/** Splits identifiers and prose into lowercase words: snake_case, kebab-case, camelCase. */
-function clauses(text: string): string[][] {
-  const split = text
-    .replace(/[\u2018\u2019]/g, "'")
+/** A word that stands for nothing: an identifier inside prose keeps its place in the clause. */
+const IDENTIFIER_WORD = '';
+
+/** Splits an identifier into lowercase words: snake_case, kebab-case, camelCase. */
+function identifierWords(text: string): string[] {
+  return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase();
-  return split.split(/[.;:!?\n\r]+/).map((clause) =>
-    clause
-      .split(/[^a-z']+/)
-      .map((word) => word.replace(/^'+|'+$/g, ''))
-      .filter((word) => word !== ''),
+    .toLowerCase()
+    .split(/[^a-z']+/)
+    .map((word) => word.replace(/^'+|'+$/g, ''))
+    .filter((word) => word !== '');
+}
+
+/**
+ * A token of prose written as an identifier: snake_case, camelCase, a path, something in
+ * backticks, or a name with two hyphens. Its words are not the tool's own action
+ * ("fileWriteLineLimit", "instead of execute_command").
+ */
+function isIdentifier(token: string): boolean {
+  return (
+    /[A-Za-z0-9]_[A-Za-z0-9]|^_|_$/.test(token) ||
+    /[a-z][A-Z]/.test(token) ||
+    /^`|`$/.test(token) ||
+    /[/\\.(){}[\]=<>]/.test(token.replace(/[.,;:!?)]+$/, '').replace(/^[(]+/, '')) ||
+    (token.match(/-/g)?.length ?? 0) >= 2
   );
 }
 
-/** The verbs (their base forms) that `text` asserts, in order of first appearance. */
-export function actionVerbs(text: string): string[] {
-  const found: string[] = [];
-  for (const words of clauses(text)) {
+/** Prose in clauses of lowercase words; identifiers become placeholders. */
+function proseClauses(text: string): string[][] {
+  const plain = text.replace(/[\u2018\u2019]/g, "'");
+  return plain.split(/[.;:!?\n\r]+(?=\s|$)|\n/).map((clause) =>
+    clause
+      .split(/\s+/)
+      .filter((token) => token !== '')
+      .flatMap((token) =>
+        isIdentifier(token)
+          ? [IDENTIFIER_WORD]
+          : token
+              .toLowerCase()
+              .split(/[^a-z']+/)
+              .map((word) => word.replace(/^'+|'+$/g, ''))
+              .filter((word) => word !== ''),
+      ),
+  );
+}
+
+function clauses(text: string, kind: 'name' | 'prose'): string[][] {
+  return kind === 'name' ? [identifierWords(text)] : proseClauses(text);
+}
+
+/** Words of `text` that a tool asserts of itself, each with whether it is negated. */
+export function ownWords(
+  text: string,
+  kind: 'name' | 'prose' = 'prose',
+): Array<{ word: string; negated: boolean }> {
+  const out: Array<{ word: string; negated: boolean }> = [];
+  for (const words of clauses(text, kind)) {
+    // "does not write, delete or overwrite": a negation covers the verbs listed after it.
+    let listNegated = false;
     words.forEach((word, index) => {
-      const verb = VERB_BY_FORM.get(word);
-      if (verb === undefined || found.includes(verb)) return;
+      if (word === IDENTIFIER_WORD) return;
       const before = words.slice(Math.max(0, index - LOOKBACK), index);
-      if (before.some((w) => NEGATORS.has(w))) return;
       const after = words[index + 1];
-      if (after !== undefined && NEGATING_OBJECTS.has(after)) return;
-      found.push(verb);
+      const negated =
+        listNegated ||
+        before.some((w) => NEGATORS.has(w)) ||
+        (after !== undefined && NEGATING_OBJECTS.has(after));
+      out.push({ word, negated });
+      if (NEGATORS.has(word)) listNegated = true;
+      else if (!VERB_BY_FORM.has(word) && !LIST_WORDS.has(word)) listNegated = false;
+      else if (negated) listNegated = true;
     });
+  }
+  return out;
+}
+
+/**
+ * The verbs (their base forms) that `text` asserts, in order of first appearance. A name
+ * (`kind: 'name'`, the default for text without spaces) is split as an identifier; prose
+ * skips identifiers inside it.
+ */
+export function actionVerbs(text: string, kind?: 'name' | 'prose'): string[] {
+  const found: string[] = [];
+  for (const { word, negated } of ownWords(text, kind ?? (/\s/.test(text) ? 'prose' : 'name'))) {
+    const verb = VERB_BY_FORM.get(word);
+    if (verb === undefined || negated || found.includes(verb)) continue;
+    found.push(verb);
   }
   return found;
 }
@@ -90,9 +157,9 @@ export interface ContradictionEvidence {
  * null when they say nothing of the kind. Callers decide whether the tool claims read-only.
  */
 export function contradictionEvidence(tool: RawTool): ContradictionEvidence | null {
-  const name = actionVerbs(tool.name);
+  const name = actionVerbs(tool.name, 'name');
   const description =
-    typeof tool['description'] === 'string' ? actionVerbs(tool['description']) : [];
+    typeof tool['description'] === 'string' ? actionVerbs(tool['description'], 'prose') : [];
   return name.length === 0 && description.length === 0 ? null : { name, description };
 }
 

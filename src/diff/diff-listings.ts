@@ -5,7 +5,8 @@ import {
   type CanonicalListing,
   type RawTool,
 } from '../listings/canonical.js';
-import { addedToolDrafts, compareTool, type Draft } from './compare-tool.js';
+import { compareTool, type Draft, type ToolCheckOptions } from './compare-tool.js';
+import { CONTENT_KINDS, FINDING_KINDS, baseSeverity } from './catalogue.js';
 import { postureText, type Wording } from './explain.js';
 import {
   FLIP_FLOP_THRESHOLD,
@@ -13,17 +14,14 @@ import {
   postureChangeCounts,
   type TimedListing,
 } from './flip-flop.js';
-import { HINTS, readPosture, type HintName, type Posture } from './hints.js';
+import { HINTS, annotationsOf, readPosture, type HintName, type Posture } from './hints.js';
 import { buildRecord, hintRecords, recordScope, type RecordScope } from './record.js';
 import { matchRenames } from './rename.js';
 import { changeSeverity, compareSeverity, escalate, type Severity } from './severity.js';
-import {
-  FINDING_KINDS,
-  type DiffContext,
-  type DiffResult,
-  type Finding,
-  type HintRecord,
-} from './types.js';
+import { lookupIn } from './shadowing.js';
+import { toolTexts } from './text-fields.js';
+import type { DiffContext, DiffResult, Finding, HintRecord } from './types.js';
+import { visibleText } from './visible-text.js';
 
 /** Raw tools, or a listing already canonicalized (to hash once and diff many times). */
 export type ListingInput = readonly RawTool[] | CanonicalListing;
@@ -42,6 +40,59 @@ interface ToolDrafts {
   hints: Record<HintName, HintRecord>;
   /** Raises relaxations on this tool (description or inputSchema changed with them). */
   escalation: string | null;
+}
+
+/** The tool checks' view of the rest of the diff (compare-tool.ts, ToolCheckOptions). */
+function checkOptions(
+  before: CanonicalListing | null,
+  after: CanonicalListing,
+  context: DiffContext,
+  adoption: boolean,
+): ToolCheckOptions {
+  let seen: Set<string> | null = null;
+  let names: Set<string> | null = null;
+  const others = context.otherServerTools ?? new Map<string, string>();
+  const lookup = typeof others === 'function' ? others : lookupIn(others);
+  const hasOtherServers = typeof others === 'function' || others.size > 0;
+  return {
+    content:
+      context.contentChecks === false
+        ? null
+        : {
+            // Read only by a text that directs the use of a tool, which is rare.
+            get serverTools() {
+              return (names ??= new Set(after.tools.map((tool) => tool.name)));
+            },
+            otherServerTool: lookup,
+            hasOtherServers,
+          },
+    // Built only when a text has a finding, which is rare: most diffs never pay for it.
+    seenBefore: (text) => {
+      if (before === null) return false;
+      seen ??= new Set(before.tools.flatMap((tool) => toolTexts(tool).map((entry) => entry.text)));
+      return seen.has(text);
+    },
+    adoption,
+  };
+}
+
+/** Hints declared at all: an object with at least one of the four hint keys. */
+function declaresHints(tool: RawTool): boolean {
+  const annotations = annotationsOf(tool);
+  return HINTS.some((hint) => Object.hasOwn(annotations, hint));
+}
+
+/**
+ * A vendor adopting annotations (design §4): most of the tools on both sides go from
+ * declaring no hint to declaring some in this one release.
+ */
+function isAdoption(pairs: ReadonlyArray<readonly [RawTool, RawTool]>, common: number): boolean {
+  let adopted = 0;
+  for (const [old, current] of pairs) {
+    if (!declaresHints(old) && declaresHints(current)) adopted++;
+  }
+  // One tool of a one-tool server is most of it; elsewhere one tool alone is not adoption.
+  return adopted >= Math.min(2, common) && adopted > 0 && adopted * 2 > common;
 }
 
 /**
@@ -66,6 +117,8 @@ export function diffListings(
   const postureChanged: string[] = [];
   const addedTools: RawTool[] = [];
   const removedTools: RawTool[] = [];
+  const pairs: Array<readonly [RawTool, RawTool]> = [];
+  let common = 0;
 
   // Both sides are sorted by name, each tool's hash at its index: one merge pass pairs
   // them, no lookups by name needed.
@@ -78,11 +131,8 @@ export function diffListings(
     const current = afterTools[j];
     // Most tools are in both: test that first, `===` being cheaper than ordering.
     if (old !== undefined && current !== undefined && old.name === current.name) {
-      if (beforeHashes[i] !== afterHashes[j]) {
-        const comparison = compareTool(current.name, old, current);
-        if (comparison.postureChanged) postureChanged.push(current.name);
-        changed.push(toolDrafts(current.name, null, comparison));
-      }
+      if (beforeHashes[i] !== afterHashes[j]) pairs.push([old, current]);
+      common++;
       i++;
       j++;
     } else if (current === undefined || (old !== undefined && old.name < current.name)) {
@@ -94,17 +144,25 @@ export function diffListings(
     }
   }
   const { renames, removed, added } = matchRenames(removedTools, addedTools);
+  const options = checkOptions(before, after, context, isAdoption(pairs, common));
 
-  for (const { before: old, after: renamed } of renames) {
-    const comparison = compareTool(renamed.name, old, renamed);
+  for (const [old, current] of pairs) {
+    const comparison = compareTool(current.name, old, current, options);
+    if (comparison.postureChanged) postureChanged.push(current.name);
+    changed.push(toolDrafts(current.name, null, comparison));
+  }
+  for (const { before: old, after: renamed, exact } of renames) {
+    const comparison = compareTool(renamed.name, old, renamed, options);
     const entry = toolDrafts(renamed.name, old.name, comparison);
     entry.drafts.unshift({
       kind: 'tool_renamed',
-      base: 'low',
+      base: baseSeverity('tool_renamed'),
       before: old.name,
       after: renamed.name,
       wording: {
-        summary: `${old.name} was renamed to ${renamed.name}, keeping its input schema and description`,
+        summary: exact
+          ? `${old.name} was renamed to ${renamed.name}, keeping its input schema and description`
+          : `${old.name} was renamed to ${renamed.name}, with a near-identical input schema and description`,
         effect: `its annotations are compared with those of ${old.name}, so a rename cannot hide a relaxation`,
       },
     });
@@ -120,7 +178,7 @@ export function diffListings(
       drafts: [
         {
           kind: 'tool_removed',
-          base: 'low',
+          base: baseSeverity('tool_removed'),
           wording: {
             summary: `${tool.name} was removed`,
             effect:
@@ -131,10 +189,10 @@ export function diffListings(
     });
   }
   for (const tool of added) {
-    const { drafts, after: posture } = addedToolDrafts(tool.name, tool);
+    const { drafts, after: posture } = compareTool(tool.name, null, tool, options);
     drafts.unshift({
       kind: 'tool_added',
-      base: 'low',
+      base: baseSeverity('tool_added'),
       wording: {
         summary: `${tool.name} is a new tool (effectively ${postureText(posture)})`,
         effect: 'hosts see it only once they list again',
@@ -158,12 +216,15 @@ export function diffListings(
     !context.delivery.notificationSeen;
   const findings: Finding[] = changeLevelFindings(scope, context);
   for (const entry of changed) {
+    const injection = injectionEscalations(entry.drafts);
     for (const d of entry.drafts) {
       const escalations: string[] = [];
       if (d.kind === 'annotation_relaxed') {
-        if (entry.escalation !== null) escalations.push(entry.escalation);
+        // A vendor adopting annotations rewrites its metadata in the same release.
+        if (entry.escalation !== null && !d.adoptionDeclaration) escalations.push(entry.escalation);
         if (silent) escalations.push(SILENT_ESCALATION);
       }
+      if (d.kind === 'instruction_injection') escalations.push(...injection);
       findings.push(finding(scope, entry.tool, entry.renamedFrom, entry.hints, d, escalations));
     }
   }
@@ -171,10 +232,62 @@ export function diffListings(
   return { severity: changeSeverity(findings), findings, changed: true, ...hashes };
 }
 
+/**
+ * Content findings on a server's first listing ("poison on first sight", design §4): the
+ * content checks of every tool, as if each were added, and nothing else. A first listing
+ * otherwise only becomes the baseline; with no content finding this returns none.
+ */
+export function checkFirstListing(listing: ListingInput, context: DiffContext = {}): DiffResult {
+  const after = toCanonical(listing);
+  const options = checkOptions(null, after, context, false);
+  const scope = recordScope(context, null, after.hash);
+  const findings: Finding[] = [];
+  for (const tool of after.tools) {
+    const { drafts, after: posture } = compareTool(tool.name, null, tool, options);
+    const content = drafts.filter((d) => CONTENT_KINDS.has(d.kind));
+    const injection = injectionEscalations(content);
+    for (const d of content) {
+      const escalations = d.kind === 'instruction_injection' ? injection : [];
+      findings.push(finding(scope, tool.name, null, hintRecords(null, posture), d, escalations));
+    }
+  }
+  findings.sort(compareFindings);
+  return {
+    severity: changeSeverity(findings),
+    findings,
+    changed: findings.length > 0,
+    beforeHash: null,
+    afterHash: after.hash,
+  };
+}
+
+/**
+ * instruction_injection is critical when families combine on one tool (secrets and
+ * concealment, exfiltration and an override...) or when the tool relaxes a hint in the
+ * same change (design §4).
+ */
+function injectionEscalations(drafts: readonly Draft[]): string[] {
+  const families = new Set(
+    drafts.flatMap((d) => (d.kind === 'instruction_injection' ? (d.content?.families ?? []) : [])),
+  );
+  if (families.size === 0) return [];
+  const out: string[] = [];
+  if (families.size >= 2) out.push(`it combines ${[...families].join(' and ')} on one tool`);
+  if (drafts.some((d) => d.kind === 'annotation_relaxed')) {
+    out.push('the same tool relaxes a hint in this change');
+  }
+  return out;
+}
+
 function toolDrafts(
   tool: string,
   renamedFrom: string | null,
-  comparison: { drafts: Draft[]; before: Posture; after: Posture; escalation: string | null },
+  comparison: {
+    drafts: Draft[];
+    before: Posture | null;
+    after: Posture;
+    escalation: string | null;
+  },
 ): ToolDrafts {
   return {
     tool,
@@ -222,7 +335,7 @@ function addFlipFlops(
     if (count === undefined || count < FLIP_FLOP_THRESHOLD) continue;
     entry.drafts.push({
       kind: 'flip_flop',
-      base: 'high',
+      base: baseSeverity('flip_flop'),
       after: count,
       wording: {
         summary: `${entry.tool}'s effective posture changed ${count} times within 24 h`,
@@ -234,12 +347,36 @@ function addFlipFlops(
 }
 
 function changeLevelFindings(scope: RecordScope, context: DiffContext): Finding[] {
+  const found: Finding[] = [];
   const delivery = context.delivery;
-  if (delivery === undefined || delivery.notificationSeen) return [];
+  const version = context.before?.serverVersion;
+  if (typeof version === 'string' && version === context.after?.serverVersion) {
+    found.push(
+      finding(
+        scope,
+        null,
+        null,
+        null,
+        {
+          kind: 'unversioned_change',
+          base: baseSeverity('unversioned_change'),
+          before: version,
+          after: version,
+          wording: {
+            summary: `The listing changed while serverInfo.version stayed ${JSON.stringify(version)}`,
+            effect:
+              'a release normally bumps the version, so hosts and pinning tools that key on it do not see this change',
+          },
+        },
+        [],
+      ),
+    );
+  }
+  if (delivery === undefined || delivery.notificationSeen) return found;
   const draft: Draft = delivery.listChangedAdvertised
     ? {
         kind: 'silent_change',
-        base: 'high',
+        base: baseSeverity('silent_change'),
         wording: {
           summary:
             'The listing changed but no change notification reached the held session, though the server advertises tools.listChanged',
@@ -248,13 +385,13 @@ function changeLevelFindings(scope: RecordScope, context: DiffContext): Finding[
       }
     : {
         kind: 'no_change_notification',
-        base: 'medium',
+        base: baseSeverity('no_change_notification'),
         wording: {
           summary: 'The listing changed and the server does not advertise tools.listChanged',
           effect: 'hosts learn of the change only when they reconnect',
         },
       };
-  return [finding(scope, null, null, null, draft, [])];
+  return [finding(scope, null, null, null, draft, []), ...found];
 }
 
 function explanation(
@@ -288,15 +425,19 @@ function finding(
     ...(draft.field !== undefined ? { field: draft.field } : {}),
     ...('before' in draft ? { before: draft.before } : {}),
     ...('after' in draft ? { after: draft.after } : {}),
-    explanation: explanation(draft.wording, draft.base, severity, escalations),
+    // Server text inside the explanation is shown with invisible characters made visible:
+    // it is what a person reads (terminal, --json, email).
+    explanation: visibleText(explanation(draft.wording, draft.base, severity, escalations)),
     record: buildRecord(scope, {
       tool,
       renamedFrom,
       hints,
-      effect: draft.wording.effect,
+      effect: visibleText(draft.wording.effect),
       base: draft.base,
+      basis: draft.basis ?? null,
       severity,
       escalations,
+      content: draft.content ?? null,
     }),
   };
 }

@@ -1,25 +1,19 @@
+import { kindEntry } from './catalogue.js';
 import { compareSeverity, type ChangeSeverity, type Severity } from './severity.js';
 import type { Finding } from './types.js';
+import { visibleText } from './visible-text.js';
 
-/* eslint-disable no-control-regex -- matching control characters is the point here */
-/** ESC-introduced sequences: CSI, OSC/DCS/SOS/PM/APC strings (to their terminator), 2-byte. */
-const ESCAPE_SEQUENCES =
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][\s\S]*?(?:\x07|\x1b\\|$)|\x1b[\s\S]?|\x9b[0-?]*[ -/]*[@-~]|[\x9d\x90\x98\x9e\x9f][\s\S]*?(?:\x07|\x9c|$)/g;
 /** Line breaks and tabs would break the table: they become spaces. */
 const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u2028\u2029]+/g;
-/** What remains of C0, DEL and C1, and the bidirectional overrides that reorder text. */
-const OTHER_CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-/* eslint-enable no-control-regex */
 
 /**
- * Makes server-supplied text safe to print on a terminal (design §9): escape sequences are
- * removed whole, line breaks become spaces, other control characters are dropped.
+ * Makes server-supplied text safe to print on a terminal (design §9): line breaks become
+ * spaces, and every other control character, bidirectional control and invisible code
+ * point is shown as a visible escape (`⟦U+001B⟧`, `⟦U+E0041⟧`) instead of reaching the
+ * terminal: an escape sequence cannot act once its ESC is printed as text.
  */
 export function sanitizeForTerminal(text: string): string {
-  return text
-    .replace(ESCAPE_SEQUENCES, '')
-    .replace(WHITESPACE_CONTROLS, ' ')
-    .replace(OTHER_CONTROLS, '');
+  return visibleText(text.replace(WHITESPACE_CONTROLS, ' '));
 }
 
 const VALUE_WIDTH = 32;
@@ -30,6 +24,10 @@ function valueText(value: unknown): string {
 }
 
 function changeText(finding: Finding): string {
+  // Content findings quote the text found (its excerpt, already made visible).
+  if (kindEntry(finding.kind)?.values === 'text') {
+    return valueText(finding.record.content?.excerpt ?? '');
+  }
   const hasBefore = 'before' in finding;
   const hasAfter = 'after' in finding;
   if (!hasBefore && !hasAfter) return '';

@@ -1,4 +1,18 @@
-export { diffListings, type ListingInput } from './diff-listings.js';
+export { checkFirstListing, diffListings, type ListingInput } from './diff-listings.js';
+export {
+  CONTENT_KINDS,
+  FINDING_CATALOGUE,
+  baseSeverity,
+  kindEntry,
+  type ContentSummary,
+  type HeadlineInput,
+  type KindEntry,
+} from './catalogue.js';
+export { CONTENT_RULES, type ContentRule, type InjectionFamily } from './content-rules.js';
+export type { ContentRecord } from './content-checks.js';
+export { normalizeForMatching } from './normalize.js';
+export { lookupIn, toolKey, type OtherServerLookup } from './shadowing.js';
+export { hiddenRuns, visibleText, type HiddenClass } from './visible-text.js';
 export { formatFindingsText, sanitizeForTerminal } from './format-text.js';
 export {
   HINTS,

@@ -1,3 +1,4 @@
+import type { ContentRecord } from './content-checks.js';
 import { HINTS, type HintName, type Posture } from './hints.js';
 import type { Severity } from './severity.js';
 import type {
@@ -54,7 +55,7 @@ export interface RecordScope {
 
 export function recordScope(
   context: DiffContext,
-  beforeHash: string,
+  beforeHash: string | null,
   afterHash: string,
 ): RecordScope {
   const trust = context.trust ?? 'untrusted';
@@ -91,7 +92,11 @@ function staleExposure(
   cacheScope: string | null,
 ): string {
   const parts: string[] = [];
-  if (before.firstObserved !== null && before.lastObserved !== null) {
+  if (before.hash === null) {
+    parts.push(
+      'this is the first listing seen of this server: host sessions that listed it already hold it',
+    );
+  } else if (before.firstObserved !== null && before.lastObserved !== null) {
     parts.push(
       `sessions that listed between ${before.firstObserved} and ${before.lastObserved} still hold the old values`,
     );
@@ -140,8 +145,10 @@ export function buildRecord(
     hints: Record<HintName, HintRecord> | null;
     effect: string;
     base: Severity;
+    basis: string | null;
     severity: Severity;
     escalations: readonly string[];
+    content: ContentRecord | null;
   },
 ): InterpretationRecord {
   return {
@@ -154,6 +161,7 @@ export function buildRecord(
     effect: finding.effect,
     staleSessions: scope.staleSessions,
     control: controlFor(finding.severity),
-    severity: { base: finding.base, escalations: [...finding.escalations] },
+    severity: { base: finding.base, basis: finding.basis, escalations: [...finding.escalations] },
+    content: finding.content,
   };
 }

@@ -1,9 +1,15 @@
 import { canonicalize, type RawTool } from '../listings/canonical.js';
+import { nearlySameTool } from './substantive.js';
 
 export interface Rename {
   before: RawTool;
   after: RawTool;
+  /** Identical inputSchema and description; false for a near-identical pair. */
+  exact: boolean;
 }
+
+/** Near-identical pairs are compared one by one: past this many pairs only exact ones are. */
+const MAX_FUZZY_PAIRS = 10_000;
 
 /**
  * What a rename keeps: inputSchema and description, canonical. An absent key is '' (no
@@ -19,6 +25,8 @@ export function renameKey(tool: RawTool): string {
  * (design §4, tool_renamed), so that annotations are compared across the rename. Linear:
  * removed tools are indexed by key. When several tools share a key, they pair in the
  * order given (callers pass both lists sorted by name), which keeps the result stable.
+ * Then the rest pair when near-identical (substantive.ts: a trailing space, one optional
+ * property more or less, a sentence trimmed), in the same order, the first match taken.
  */
 export function matchRenames(
   removed: readonly RawTool[],
@@ -43,13 +51,28 @@ export function matchRenames(
     if (before === undefined) {
       unmatchedAdded.push(tool);
     } else {
-      renames.push({ before, after: tool });
+      renames.push({ before, after: tool, exact: true });
       paired.add(before);
     }
+  }
+  const left = removed.filter((tool) => !paired.has(tool));
+  const unmatched: RawTool[] = [];
+  if (left.length * unmatchedAdded.length <= MAX_FUZZY_PAIRS) {
+    for (const tool of unmatchedAdded) {
+      const before = left.find((old) => !paired.has(old) && nearlySameTool(old, tool));
+      if (before === undefined) {
+        unmatched.push(tool);
+      } else {
+        renames.push({ before, after: tool, exact: false });
+        paired.add(before);
+      }
+    }
+  } else {
+    unmatched.push(...unmatchedAdded);
   }
   return {
     renames,
     removed: removed.filter((tool) => !paired.has(tool)),
-    added: unmatchedAdded,
+    added: unmatched,
   };
 }

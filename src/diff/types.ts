@@ -1,37 +1,23 @@
 import type { RawTool } from '../listings/canonical.js';
+import type { FindingKind } from './catalogue.js';
+import type { ContentRecord } from './content-checks.js';
 import type { DeclaredHint, HintName } from './hints.js';
+import type { OtherServerLookup } from './shadowing.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 
 /** A server's trust posture (design §2). */
 export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
 export type TrustLevel = (typeof TRUST_LEVELS)[number];
 
-/** Design §4, one per table row (annotation_relaxed covers four rows, told apart by `field`). */
-export const FINDING_KINDS = [
-  'annotation_relaxed',
-  'annotation_tightened',
-  'annotation_declared',
-  'annotation_invalid',
-  'annotation_contradiction',
-  'tool_added',
-  'tool_removed',
-  'tool_renamed',
-  'description_changed',
-  'title_changed',
-  'input_schema_changed',
-  'output_schema_changed',
-  'meta_changed',
-  'icons_changed',
-  'other_changed',
-  'silent_change',
-  'no_change_notification',
-  'flip_flop',
-] as const;
-export type FindingKind = (typeof FINDING_KINDS)[number];
+export { FINDING_KINDS, type FindingKind } from './catalogue.js';
 
 /**
  * One interpreted difference. The first seven keys are the `--json` contract (design §7).
- * `tool` is null for change-level findings (silent_change, no_change_notification).
+ * `tool` is null for change-level findings (silent_change, no_change_notification,
+ * unversioned_change). For content findings `field` is the JSON path of the text within
+ * the tool, and there is no before/after: the text is in the listing at that path (it may
+ * be megabytes, or hold a NUL that PostgreSQL's jsonb refuses); `record.content` quotes it
+ * with invisible characters made visible, as the explanation does.
  * `before`/`after` are left out when the key was absent on that side (or does not apply).
  */
 export interface Finding {
@@ -46,7 +32,8 @@ export interface Finding {
 }
 
 export interface ListingRef {
-  hash: string;
+  /** Null for the listing before a server's first one: there is none. */
+  hash: string | null;
   /** ISO 8601, when known from the caller. */
   firstObserved: string | null;
   lastObserved: string | null;
@@ -81,7 +68,13 @@ export interface InterpretationRecord {
     cacheScope: string | null;
   };
   control: { action: ControlAction; text: string };
-  severity: { base: Severity; escalations: string[] };
+  /**
+   * `base` is the severity before escalations; `basis` says why it differs from the
+   * table's (a graded first declaration), or null.
+   */
+  severity: { base: Severity; basis: string | null; escalations: string[] };
+  /** Content findings (design §4): the text, where it is, what it matched; else null. */
+  content: ContentRecord | null;
 }
 
 export interface DeliveryContext {
@@ -100,6 +93,8 @@ export interface HistoryListing {
 export interface ListingObservation {
   firstObserved?: string | null;
   lastObserved?: string | null;
+  /** `serverInfo.version` when this listing was seen; both sides' give unversioned_change. */
+  serverVersion?: string | null;
 }
 
 export interface DiffContext {
@@ -119,6 +114,14 @@ export interface DiffContext {
    */
   history?: readonly HistoryListing[];
   now?: string;
+  /**
+   * Tools of the other registered servers (name → server name), for tool_shadowing: a
+   * text that directs how one of them is used. Absent: none known. Or a lookup by key
+   * (shadowing.ts), for a caller that fetches only the names a listing asks about.
+   */
+  otherServerTools?: ReadonlyMap<string, string> | OtherServerLookup;
+  /** Default true. False leaves the content checks out (benchmarks measure both). */
+  contentChecks?: boolean;
 }
 
 export interface DiffResult {
@@ -126,6 +129,7 @@ export interface DiffResult {
   findings: Finding[];
   /** False when both listings have the same canonical hash: no change at all. */
   changed: boolean;
-  beforeHash: string;
+  /** Null when there was no listing before (checkFirstListing). */
+  beforeHash: string | null;
   afterHash: string;
 }

@@ -160,3 +160,19 @@ export async function listingsByHash(
     .where(inArray(listings.hash, [...new Set(hashes)]));
   return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as RawTool[]]));
 }
+
+/** `serverInfo.version` of the server's latest successful observation of a listing, if any. */
+export async function serverVersionOf(
+  db: Database,
+  serverId: number,
+  hash: string,
+): Promise<string | null> {
+  const [row] = await db
+    .select({ serverInfo: observations.serverInfo })
+    .from(observations)
+    .where(and(eq(observations.serverId, serverId), eq(observations.listingHash, hash)))
+    .orderBy(desc(observations.id))
+    .limit(1);
+  const version = row?.serverInfo?.['version'];
+  return typeof version === 'string' ? version : null;
+}

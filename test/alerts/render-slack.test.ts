@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderSlack, SLACK_LIMITS } from '../../src/alerts/render-slack.js';
 import { renderWebhook } from '../../src/alerts/render-webhook.js';
 import { escapeMrkdwn } from '../../src/alerts/slack-text.js';
-import { makeInvisibleVisible } from '../../src/alerts/visible-text.js';
+import { visibleText } from '../../src/diff/visible-text.js';
 import { annotations, loadListing, toolNamed, withChange } from '../listings/support.js';
 import { blockKitProblems } from '../support/block-kit.js';
 import { storedChange } from './stored-change.js';
@@ -68,9 +68,8 @@ describe('renderSlack', () => {
     });
     expect(blockKitProblems(message)).toEqual([]);
     const texts = textsOf(message);
-    // (Bidi controls never get this far: the shared cleaning of server text drops them.)
     expect(texts).toContain(
-      'Reads &lt;!channel&gt; &amp; &lt;https://evil.example|click here&gt;[U+200B]evil [U+E0049][U+E0067]nore',
+      'Reads &lt;!channel&gt; &amp; &lt;https://evil.example|click here&gt;⟦U+200B⟧⟦U+202E⟧evil⟦U+202C⟧ ⟦U+E0049⟧⟦U+E0067⟧nore',
     );
     expect(texts).toContain('write_&lt;b&gt;&amp;file');
     expect(texts).not.toMatch(/[\u200b\u202e\u202c]|[\u{E0000}-\u{E007F}]/u);
@@ -140,9 +139,9 @@ describe('renderWebhook', () => {
 describe('text for Slack', () => {
   it('escapes only &, < and >, and shows invisible characters as code points', () => {
     expect(escapeMrkdwn('a & b < c > d *e* `f`')).toBe('a &amp; b &lt; c &gt; d *e* `f`');
-    expect(makeInvisibleVisible('pay\u200dme\ufeff')).toBe('pay[U+200D]me[U+FEFF]');
+    expect(visibleText('pay\u200dme\ufeff')).toBe('pay⟦U+200D⟧me⟦U+FEFF⟧');
     // A zero-width joiner inside an emoji sequence is how the emoji is written.
-    expect(makeInvisibleVisible('👩\u200d💻')).toBe('👩\u200d💻');
-    expect(makeInvisibleVisible('\u{F0000}')).toBe('[U+F0000]');
+    expect(visibleText('👩\u200d💻')).toBe('👩\u200d💻');
+    expect(visibleText('\u{F0000}')).toBe('⟦U+F0000⟧');
   });
 });

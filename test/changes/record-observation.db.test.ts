@@ -139,6 +139,8 @@ describe(`recording observations (${backend})`, () => {
     expect(stored.map((f) => [f.tool, f.kind, f.field, f.severity]).sort()).toEqual(
       [
         [null, 'silent_change', null, 'high'],
+        // listed() reports the same serverInfo.version on both sides.
+        [null, 'unversioned_change', null, 'low'],
         ['delete_entities', 'annotation_relaxed', 'readOnlyHint', 'critical'],
         ['delete_entities', 'annotation_contradiction', 'readOnlyHint', 'medium'],
       ].sort(),

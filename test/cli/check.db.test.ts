@@ -161,6 +161,8 @@ describe(`check against real MCP servers (${backend})`, () => {
     );
     const changed = await check('mail');
     expect(changed.json.findings).toEqual([
+      // The fixture reports serverInfo.version 1.4.2 before and after.
+      expect.objectContaining({ tool: null, kind: 'unversioned_change', severity: 'low' }),
       expect.objectContaining({
         tool: 'send_email',
         kind: 'other_changed',

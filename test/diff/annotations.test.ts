@@ -53,12 +53,21 @@ describe('annotation_relaxed (design §4)', () => {
     expect(result.findings[0]).toMatchObject({ before: true, after: false });
   });
 
-  it('destructiveHint from absent (default true) to false is high', () => {
-    const { before, after } = withChange('hello', 'debug', (tool) => {
-      tool['annotations'] = { destructiveHint: false };
+  it('destructiveHint declared true, then false, is high', () => {
+    const { before, after } = withChange('memory', 'create_entities', (tool) => {
+      annotations(tool)['destructiveHint'] = true;
     });
-    expect(briefs(diffListings(before, after))).toEqual([
-      { tool: 'debug', kind: 'annotation_relaxed', severity: 'high', field: 'destructiveHint' },
+    const relaxed = structuredClone(after);
+    annotations(relaxed.find((tool) => tool.name === 'create_entities')!)['destructiveHint'] =
+      false;
+    expect(before).toBeDefined();
+    expect(briefs(diffListings(after, relaxed))).toEqual([
+      {
+        tool: 'create_entities',
+        kind: 'annotation_relaxed',
+        severity: 'high',
+        field: 'destructiveHint',
+      },
     ]);
   });
 

@@ -30,6 +30,7 @@ describe('escalations (design §4)', () => {
     const relaxed = only(result, 'annotation_relaxed');
     expect(relaxed.record.severity).toEqual({
       base: 'medium',
+      basis: null,
       escalations: ['its description changed in the same change'],
     });
     expect(relaxed.explanation).toBe(
@@ -40,7 +41,9 @@ describe('escalations (design §4)', () => {
   it('a relaxation with an inputSchema change goes one level up', () => {
     const { before, after } = withChange('memory', 'delete_entities', (tool) => {
       annotations(tool)['destructiveHint'] = false;
-      (tool['inputSchema'] as { required: string[] }).required = [];
+      const schema = tool['inputSchema'] as { properties: object; required: string[] };
+      schema.properties = { ...schema.properties, cascade: { type: 'boolean' } };
+      schema.required = [...schema.required, 'cascade'];
     });
     const result = diffListings(before, after);
     expect(briefs(result)).toEqual([
@@ -89,6 +92,7 @@ describe('escalations (design §4)', () => {
     ]);
     expect(only(result, 'annotation_relaxed').record.severity).toEqual({
       base: 'high',
+      basis: null,
       escalations: ['it arrived in a silent change'],
     });
   });

@@ -3,22 +3,32 @@ import { diffListings, formatFindingsText, sanitizeForTerminal } from '../../src
 import { annotations, loadListing, withChange } from '../listings/support.js';
 
 describe('sanitizeForTerminal', () => {
-  it('removes escape sequences whole', () => {
-    expect(sanitizeForTerminal('a\u001b[31mred\u001b[0m b')).toBe('ared b');
-    expect(sanitizeForTerminal('x\u001b]0;owned title\u0007y')).toBe('xy');
-    expect(sanitizeForTerminal('x\u001b]8;;http://evil\u001b\\link\u001b]8;;\u001b\\y')).toBe(
-      'xlinky',
+  it('shows the ESC of an escape sequence as a visible escape, so the sequence cannot act', () => {
+    expect(sanitizeForTerminal('a\u001b[31mred\u001b[0m b')).toBe('a⟦U+001B⟧[31mred⟦U+001B⟧[0m b');
+    expect(sanitizeForTerminal('x\u001b]0;owned title\u0007y')).toBe(
+      'x⟦U+001B⟧]0;owned title⟦U+0007⟧y',
     );
-    expect(sanitizeForTerminal('x\u001bcy')).toBe('xy');
-    expect(sanitizeForTerminal('x\u009b2Jy')).toBe('xy');
-    expect(sanitizeForTerminal('end\u001b')).toBe('end');
+    expect(sanitizeForTerminal('x\u009b2Jy')).toBe('x⟦U+009B⟧2Jy');
+    expect(sanitizeForTerminal('end\u001b')).toBe('end⟦U+001B⟧');
   });
 
-  it('turns line breaks into spaces and drops other C0/C1 controls and bidi overrides', () => {
+  it('turns line breaks into spaces and shows other controls, bidi and invisible characters', () => {
     expect(sanitizeForTerminal('one\r\ntwo\tthree')).toBe('one two three');
-    expect(sanitizeForTerminal('a\u0000b\u0007c\u007fd\u0085e\u009cf')).toBe('abcdef');
-    expect(sanitizeForTerminal('admin\u202egnp.exe')).toBe('admingnp.exe');
-    expect(sanitizeForTerminal('plain text, ünïcödé')).toBe('plain text, ünïcödé');
+    expect(sanitizeForTerminal('a\u0000b\u007fd\u0085e')).toBe('a⟦U+0000⟧b⟦U+007F⟧d⟦U+0085⟧e');
+    expect(sanitizeForTerminal('admin\u202egnp.exe')).toBe('admin⟦U+202E⟧gnp.exe');
+    expect(sanitizeForTerminal('hi\u{E0041}\u{E0042}')).toBe('hi⟦U+E0041⟧⟦U+E0042⟧');
+    expect(sanitizeForTerminal('ig\u200bnore')).toBe('ig⟦U+200B⟧nore');
+  });
+
+  it('leaves legitimate text alone: accents, CJK, emoji sequences, Persian joiners', () => {
+    for (const text of [
+      'plain text, ünïcödé',
+      '文件路径必须是绝对路径',
+      'family: 👨\u200d👩\u200d👧, heart ❤\ufe0f',
+      'می\u200cخواهم',
+    ]) {
+      expect(sanitizeForTerminal(text)).toBe(text);
+    }
   });
 });
 
@@ -63,7 +73,7 @@ describe('formatFindingsText', () => {
     );
   });
 
-  it('strips control characters from server text', () => {
+  it('shows control characters in server text as visible escapes', () => {
     const { before, after } = withChange('hello', 'echo', (tool) => {
       tool['description'] = 'hi\u001b[2J\u001b]0;pwned\u0007\nthere';
     });
@@ -77,6 +87,6 @@ describe('formatFindingsText', () => {
       return (code < 0x20 && char !== '\n') || (code >= 0x7f && code <= 0x9f);
     });
     expect(controls).toEqual([]);
-    expect(text).toContain('eviltool (low)');
+    expect(text).toContain('evil⟦U+001B⟧[31m⟦U+0085⟧tool (high)');
   });
 });

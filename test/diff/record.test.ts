@@ -80,7 +80,8 @@ describe('the interpretation record (design §5)', () => {
         cacheScope: 'shared',
       },
       control: controlFor('critical'),
-      severity: { base: 'critical', escalations: [] },
+      severity: { base: 'critical', basis: null, escalations: [] },
+      content: null,
     });
     expect(result.beforeHash).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -9,7 +9,7 @@ describe('matchRenames', () => {
     const renamed = { ...structuredClone(old), name: 'remove_entities' };
     const other = { name: 'brand_new', inputSchema: { type: 'object' } };
     const result = matchRenames([old], [other, renamed]);
-    expect(result.renames).toEqual([{ before: old, after: renamed }]);
+    expect(result.renames).toEqual([{ before: old, after: renamed, exact: true }]);
     expect(result.removed).toEqual([]);
     expect(result.added).toEqual([other]);
   });

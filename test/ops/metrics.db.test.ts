@@ -255,7 +255,7 @@ describe(`/metrics of a running serve (${backend})`, () => {
 
     // Rows the watchers would take long to produce, on the disabled server nobody watches
     // (and one old listing of the dead server, so it has a time since its last listing).
-    const listing = change.fromHash;
+    const listing = change.fromHash!;
     const base = { serverId: ids.parked, startedAt: new Date(), listingHash: listing };
     const odd = await handle.db
       .insert(observations)

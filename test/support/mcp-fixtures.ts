@@ -127,6 +127,8 @@ export interface FixtureControl {
   expireSessions?: boolean;
   /** Cut every open server-to-client stream (2025 GET streams, 2026 listen streams). */
   dropStreams?: boolean;
+  /** sdk1 only: append this to search_notes' description (null: take it back). */
+  poison?: string | null;
 }
 
 export interface FixtureControlAnswer {

@@ -1,0 +1,2 @@
+ALTER TABLE "changes" ALTER COLUMN "from_hash" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "changes" ADD CONSTRAINT "changes_from_listing" CHECK ("changes"."from_hash" is not null or "changes"."previous_change_id" is null);

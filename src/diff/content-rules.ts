@@ -1,0 +1,280 @@
+/**
+ * The instruction_injection rules (design §4), one row each: its family, the pattern it
+ * matches on normalized text (normalize.ts: lower case, invisible characters removed,
+ * homoglyphs and leetspeak folded, spaces collapsed), and why a host should care. The
+ * false-positive boundary of each is in docs/content-checks.md; keep the two in step.
+ *
+ * Families: a description that merely says IMPORTANT, MUST or NEVER, or names paths, is
+ * not matched; what is matched is text that addresses the model against its user.
+ */
+export type InjectionFamily = 'concealment' | 'override' | 'secrets' | 'exfiltration';
+
+export interface ContentRule {
+  id: string;
+  family: InjectionFamily;
+  pattern: RegExp;
+  reason: string;
+  /**
+   * A match in a sentence that negates it before the match ("Do not include API keys in
+   * your query") does not count. Rules that name files or markup count wherever they are.
+   */
+  negatable?: boolean;
+  /**
+   * A cheap test that every match passes (a word the pattern cannot do without): most
+   * text fails it, and the pattern itself, which scans, is not run then.
+   */
+  quick: RegExp;
+}
+
+/** Who the model works for: the person a concealment sentence hides things from. */
+const USER = String.raw`(?:the |your |this )?(?:user|human|operator|person|client|developer|owner)s?`;
+const TELL = String.raw`(?:tell|telling|inform|informing|mention|mentioning|show|showing|reveal|revealing|notify|notifying|alert|alerting|disclose|disclosing|let|letting|warn|warning|say|saying)`;
+const NOT = String.raw`(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without|no need to|avoid)`;
+/** Verbs that move data somewhere. */
+const SEND = String.raw`(?:send|sends|sending|post|posts|posting|upload|uploads|uploading|forward|forwards|forwarding|transmit|transmits|transmitting|exfiltrate|exfiltrating|submit|submitting|report|reporting|leak|leaking|copy|copying|mail|email|beacon|deliver|delivering|pipe|piping)`;
+/** What a model could be told to move: data, not an action. */
+const DATA = String.raw`(?:data|contents?|results?|outputs?|files?|conversations?|chat|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|it|this|them|everything|all|information|info|details|logs?|env(?:ironment)?(?: variables)?|(?:the |your |all )?(?:user'?s?|query|input|response|answer|context|session)(?: \w+)?)`;
+const DESTINATION = String.raw`(?:https?://|wss?://|ftp://|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook)`;
+/** Verbs that take something from where it is. */
+const TAKE = String.raw`(?:read|reads|reading|cat|open|opening|include|including|attach|attaching|append|appending|pass|passing|send|sending|provide|providing|give|giving|copy|copying|extract|extracting|collect|collecting|output|print|printing|share|sharing|reveal|revealing|dump|dumping|paste|pasting|add|adding|put|putting|insert|inserting|embed|embedding)`;
+const SECRET = String.raw`(?:credentials?|secrets?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:ids?|tokens?|cookies?)|cookies|passwords?|passphrases?|private[ _-]?keys?|ssh[ _-]?keys?|seed phrases?|recovery phrases?|mnemonic(?: phrases?)?)`;
+/** A file is asked for when a verb that takes it comes first in the sentence. */
+const ASKED = String.raw`(?:\b${TAKE}\b|\bcontents? of\b)[^.\n]{0,80}?`;
+const WHOSE = String.raw`(?:your|the user'?s|users'?|user'?s|all|any|every|local|stored|saved|their|the machine'?s|system)`;
+
+export const CONTENT_RULES: readonly ContentRule[] = [
+  // Concealment: the model is told to keep something from its user.
+  {
+    id: 'conceal-from-user',
+    quick: /user|human|operator|person|client|developer|owner/,
+    family: 'concealment',
+    pattern: new RegExp(
+      String.raw`\b${NOT} ${TELL}(?: (?:it|this|that|anything|these|any|the|about|of)(?: \w+)?)?(?: to| with)? ${USER}\b`,
+    ),
+    reason: 'tells the model to keep something from its user',
+  },
+  {
+    id: 'hide-from-user',
+    quick: /user|human|operator|person|client|developer|owner/,
+    family: 'concealment',
+    pattern: new RegExp(
+      String.raw`\b(?:hide|hiding|conceal|concealing|keep|keeping) (?:this|it|that|these|the \w+|all \w+|everything)(?: \w+){0,3} (?:secret |hidden )?from ${USER}\b`,
+    ),
+    reason: 'tells the model to hide something from its user',
+  },
+  {
+    id: 'user-must-not-know',
+    quick: /user|human|operator|person|client|developer|owner/,
+    family: 'concealment',
+    pattern: new RegExp(
+      String.raw`\b${USER} (?:must|should|need|needs|may) (?:not|never) (?:know|see|notice|find out|be told|be informed|learn)\b`,
+    ),
+    reason: 'says the user must not learn what the model does',
+  },
+  {
+    id: 'not-visible-to-user',
+    quick: /user|human|operator|person|client|developer|owner/,
+    family: 'concealment',
+    pattern: new RegExp(
+      String.raw`\b(?:not|never) (?:be )?(?:visible|shown|displayed|revealed|mentioned) to ${USER}\b`,
+    ),
+    reason: 'asks for an action the user is not to see',
+  },
+  {
+    id: 'covert-action',
+    quick: /silently|secretly|quietly|covertly|discreetly|invisibly/,
+    family: 'concealment',
+    pattern: new RegExp(
+      String.raw`\b(?:silently|secretly|quietly|covertly|discreetly|invisibly) (?:send|upload|post|forward|copy|include|add|append|read|exfiltrate|transmit|attach|call|invoke|run|execute|bcc|cc)\b`,
+    ),
+    reason: 'asks the model to act covertly',
+  },
+  // Priority overrides: the text claims authority over the host's instructions.
+  {
+    id: 'ignore-instructions',
+    quick: /ignor|disregard|forget|overrid|bypass|skip/,
+    family: 'override',
+    pattern:
+      /\b(?:ignore|ignoring|disregard|disregarding|forget|override|overriding|bypass|skip) (?:all |any |the |your |every )*(?:previous|prior|above|earlier|preceding|other|system|original|existing|safety|security|user'?s?)(?: \w+)? (?:instructions?|prompts?|rules|directions|guidelines|messages|policies|policy|constraints|restrictions|guardrails)\b/,
+    reason: 'tells the model to set its instructions aside',
+  },
+  {
+    id: 'instruction-tag',
+    quick: /</,
+    family: 'override',
+    pattern:
+      /<\s*\/?\s*(?:important|instructions?|system(?:[ _-]?prompt)?|admin|secret|hidden|critical|override|assistant|sudo|priority)\s*>/,
+    reason: 'wraps text in a tag meant to read to the model as a higher-priority instruction',
+  },
+  {
+    id: 'role-prefix',
+    quick: /:/,
+    family: 'override',
+    pattern:
+      /(?:^|\n|[.!?] )\s*(?:\[\s*)?(?:system|assistant|admin|developer)(?: message| prompt| override| note)?\s*(?:\]\s*)?:\s*\S/,
+    reason: 'poses as a system or assistant message inside tool text',
+  },
+  {
+    id: 'before-any-tool',
+    quick: /before|prior to|instead of/,
+    family: 'override',
+    pattern:
+      /\b(?:before|prior to|instead of) (?:using|calling|invoking|running|executing|responding|answering|replying)(?: to)? (?:any|every|all|each|another|other) (?:other )?(?:tools?|functions?|requests?|questions?|messages?)\b/,
+    reason: 'claims priority over every other tool or request',
+  },
+  {
+    id: 'new-instructions',
+    quick: /instruction|you are now|you must now|from now on/,
+    family: 'override',
+    pattern:
+      /\b(?:new|updated|real|true|actual|hidden|secret) (?:system )?instructions?\s*:|\byou (?:are|must) now\b|\bfrom now on,? (?:you|always|never)\b/,
+    reason: 'announces instructions that replace the host\u2019s',
+  },
+  {
+    id: 'precedence-claim',
+    quick: /precedence|priority|overrid|supersed/,
+    family: 'override',
+    pattern:
+      /\b(?:this|these) (?:tool|instruction|rule|note)s? (?:takes?|has|have) (?:precedence|priority) over\b|\b(?:overrides?|supersedes?) (?:all |any )?(?:other |previous )?(?:instructions|rules|tools)\b/,
+    reason: 'claims precedence over the host\u2019s instructions',
+  },
+  // Secrets: the text asks for key files, credentials or configuration.
+  {
+    id: 'ssh-key-file',
+    quick: /ssh|id_|authorized_keys|known_hosts/,
+    family: 'secrets',
+    negatable: true,
+    pattern: new RegExp(
+      `${ASKED}(?:${/~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b/.source})`,
+    ),
+    reason: 'asks for SSH key files',
+  },
+  {
+    id: 'env-file',
+    quick: /\.env/,
+    family: 'secrets',
+    negatable: true,
+    pattern: new RegExp(
+      String.raw`${ASKED}(?:^|[\s'"\x60(/~])\.env(?:\.local|\.production)?\b(?![-\w])`,
+    ),
+    reason: 'asks for a .env file, where applications keep their secrets',
+  },
+  {
+    id: 'mcp-config',
+    quick: /mcp|claude_desktop|codeium/,
+    family: 'secrets',
+    negatable: true,
+    pattern: new RegExp(
+      String.raw`${ASKED}(?:\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor\/mcp|\bmcp_config\.json\b|\.codeium\/windsurf|\.vscode\/mcp)`,
+    ),
+    reason: 'asks for an MCP host configuration file, which holds every server\u2019s credentials',
+  },
+  {
+    id: 'credential-file',
+    quick:
+      /\.aws|npmrc|netrc|pgpass|docker|kube|git-cred|\/etc\/|gnupg|wallet|gcloud|azure|_history|keychain|password-store/,
+    family: 'secrets',
+    negatable: true,
+    pattern: new RegExp(
+      `${ASKED}(?:${/\.aws\/(?:credentials|config)\b|\.npmrc\b|\.netrc\b|\.pgpass\b|\.docker\/config\.json|\.kube\/config\b|\.git-credentials\b|\/etc\/(?:shadow|passwd|sudoers)\b|\.gnupg\b|\bwallet\.dat\b|\.config\/gcloud|\.azure\/|\.bash_history\b|\.zsh_history\b|\bkeychain\b|\.password-store\b/.source})`,
+    ),
+    reason: 'asks for a file that holds credentials',
+  },
+  {
+    id: 'take-secret',
+    quick: /credential|secret|key|token|cookie|password|passphrase|seed|recovery|mnemonic/,
+    negatable: true,
+    family: 'secrets',
+    pattern: new RegExp(String.raw`\b${TAKE}\b[^.\n]{0,40}?\b${WHOSE}\b[^.\n]{0,30}?\b${SECRET}\b`),
+    reason: 'asks the model to take the user\u2019s credentials, keys or tokens',
+  },
+  {
+    id: 'secret-as-argument',
+    quick: /credential|secret|key|token|cookie|password|passphrase|seed|recovery|mnemonic/,
+    negatable: true,
+    family: 'secrets',
+    pattern: new RegExp(
+      String.raw`\b${SECRET}\b[^.\n]{0,40}\b(?:as|in|into|inside|within) (?:the |a |an )?(?:[\w"'\`]+ )?(?:parameter|argument|field|query|notes?|sidenote|context|comment|metadata|header)\b`,
+    ),
+    reason: 'asks for credentials or keys to be passed inside a tool argument',
+  },
+  // Exfiltration: data is to leave for a place the user did not choose.
+  {
+    id: 'send-to-address',
+    quick: /:\/\/|@|webhook|\d\.\d/,
+    negatable: true,
+    family: 'exfiltration',
+    pattern: new RegExp(
+      String.raw`\b${SEND}\b[^.\n]{0,60}?\b${DATA}\b[^.\n]{0,60}?\b(?:to|at|via|into|using) (?:the )?(?:\w+ ){0,2}${DESTINATION}`,
+    ),
+    reason: 'asks for data to be sent to a URL or address',
+  },
+  {
+    id: 'markdown-image-beacon',
+    quick: /!\[/,
+    family: 'exfiltration',
+    pattern: /!\[[^\]\n]*\]\(\s*<?(?:https?:)?\/\/[^)\s]*(?:[?#&=]|\{|%7b|\$\{|\{\{)[^)]*\)/,
+    reason: 'a markdown image whose URL carries data: rendering it sends the data away',
+  },
+  {
+    id: 'command-upload',
+    quick: /curl|wget|nc|netcat|invoke-webrequest|iwr/,
+    family: 'exfiltration',
+    pattern:
+      /\b(?:curl|wget|nc|netcat|invoke-webrequest|iwr)\b[^\n]{0,80}(?:\s-d\b|--data|\s-f\b|--upload-file|\s-t\b|--post-data|\$\(|`|\|)[^\n]{0,80}(?:https?:\/\/|\b\d{1,3}(?:\.\d{1,3}){3}\b)|\b(?:curl|wget)\b[^\n]{0,40}https?:\/\/[^\s]*(?:\$\(|\$\{|`)/,
+    reason: 'a shell command that ships data to a remote host',
+  },
+  {
+    id: 'blind-copy',
+    quick: /@/,
+    negatable: true,
+    family: 'exfiltration',
+    pattern:
+      /\b(?:bcc|cc|blind copy|blind-copy|carbon copy)\b[^.\n]{0,40}?[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/,
+    reason: 'adds a hidden recipient to messages the model sends',
+  },
+];
+
+/** A negation earlier in the sentence than the match. */
+const NEGATION =
+  /\b(?:do not|don't|dont|never|avoid|must not|mustn't|should not|shouldn't|not|no|without|nor|refuses? to|prevents?|blocks?)\b/;
+
+function sentenceBefore(text: string, index: number): string {
+  const start = Math.max(
+    text.lastIndexOf('.', index - 1),
+    text.lastIndexOf('!', index - 1),
+    text.lastIndexOf('?', index - 1),
+    text.lastIndexOf('\n', index - 1),
+  );
+  return text.slice(start + 1, index);
+}
+
+const GLOBAL = new WeakMap<RegExp, RegExp>();
+
+/** Whether `rule` matches `text` somewhere that is not negated (for negatable rules). */
+function ruleMatches(rule: ContentRule, text: string): boolean {
+  if (!rule.quick.test(text)) return false;
+  if (!rule.negatable) return rule.pattern.test(text);
+  if (!rule.pattern.test(text)) return false;
+  let global = GLOBAL.get(rule.pattern);
+  if (global === undefined) {
+    global = new RegExp(rule.pattern.source, `${rule.pattern.flags}g`);
+    GLOBAL.set(rule.pattern, global);
+  }
+  for (const match of text.matchAll(global)) {
+    if (!NEGATION.test(sentenceBefore(text, match.index))) return true;
+  }
+  return false;
+}
+
+/**
+ * The rules a normalized text matches, in table order, each at most once; `variants` are
+ * other readings of the same text (leetspeak folded, an identifier's words).
+ */
+export function matchingRules(
+  normalized: string,
+  ...variants: ReadonlyArray<string | null>
+): ContentRule[] {
+  const forms = [normalized, ...variants.filter((form) => form !== null)];
+  return CONTENT_RULES.filter((rule) => forms.some((form) => ruleMatches(rule, form)));
+}
