@@ -1,14 +1,14 @@
 import { jsonPointer, type JsonPath, type JsonSource } from '../json-source.js';
 import { canonicalize, sha256Hex } from '../listings/canonical.js';
 import { HINTS } from './hints.js';
-import { RULE_TEXT } from './sarif-rules.js';
-import type { Severity } from './severity.js';
+import { FINDING_CATALOGUE, type KindEntry } from './catalogue.js';
+import { maxSeverity, type Severity } from './severity.js';
 import { FINDING_KINDS, type Finding, type FindingKind } from './types.js';
 
 /*
  * Findings as SARIF 2.1.0, the format code-scanning dashboards read (GitHub's upload-sarif
- * among them). One rule per finding kind, always all of them in the same order, so that a
- * rule keeps its index from run to run; `security-severity` carries the severity the way
+ * among them). One rule per finding kind of the catalogue, with its summary and help, always
+ * all of them in catalogue order, so that a rule keeps its index from run to run; `security-severity` carries the severity the way
  * GitHub ranks security alerts. Pure: where a finding is in a file is the caller's answer.
  */
 
@@ -99,17 +99,25 @@ export function findingFingerprint(finding: Finding): string {
   );
 }
 
+/** A rule's severity: the kind's base, the highest of them for a kind with one per field. */
+function ruleSeverity(entry: KindEntry): Severity {
+  return typeof entry.base === 'string'
+    ? entry.base
+    : (maxSeverity(Object.values(entry.base)) as Severity);
+}
+
 function rule(kind: FindingKind) {
-  const text = RULE_TEXT[kind];
+  const entry: KindEntry = FINDING_CATALOGUE[kind];
+  const severity = ruleSeverity(entry);
   return {
     id: kind,
     name: pascalCase(kind),
-    shortDescription: { text: text.summary },
-    fullDescription: { text: text.summary },
-    help: { text: text.help, markdown: text.help },
-    defaultConfiguration: { level: LEVEL[text.base] },
+    shortDescription: { text: entry.summary },
+    fullDescription: { text: entry.summary },
+    help: { text: entry.help, markdown: entry.help },
+    defaultConfiguration: { level: LEVEL[severity] },
     properties: {
-      'security-severity': SECURITY_SEVERITY[text.base],
+      'security-severity': SECURITY_SEVERITY[severity],
       tags: ['security', 'mcp'],
     },
   };

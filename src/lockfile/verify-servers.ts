@@ -39,6 +39,16 @@ export interface VerifyReport {
   findings: Finding[];
 }
 
+/** The tools of every other locked server, by tool name: the servers a CI run knows. */
+function toolsOfOthers(lock: LockfileRead, server: string): Map<string, string> {
+  const tools = new Map<string, string>();
+  for (const other of lock.servers) {
+    if (other.name === server) continue;
+    for (const tool of other.tools) if (!tools.has(tool.name)) tools.set(tool.name, other.name);
+  }
+  return tools;
+}
+
 export async function verifyServers(
   targets: readonly LockTarget[],
   lock: LockfileRead,
@@ -69,9 +79,15 @@ export async function verifyServers(
       });
       return;
     }
+    // As `check` diffs against a baseline: both sides' versions (unversioned_change), and
+    // the other servers' tools, which a text here may direct (tool_shadowing).
+    const version = result.serverInfo?.version;
     const diff = diffListings(before.tools, result.tools, {
       trust: target.trust,
       server: target.name,
+      before: { serverVersion: before.serverInfo?.version ?? null },
+      after: { serverVersion: typeof version === 'string' ? version : null },
+      otherServerTools: toolsOfOthers(lock, target.name),
     });
     findings.push(...diff.findings.map(findingJson));
     servers.push({

@@ -107,6 +107,37 @@ describe('mcp-drift diff', () => {
     expect(rules.map((rule) => rule.id)).toEqual([...FINDING_KINDS]);
   });
 
+  it('locates a content finding at the text it names, by the JSON path in its field', async () => {
+    const tool = {
+      name: 'read_note',
+      description: 'Reads a note.',
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string', description: 'The id' } },
+      },
+    };
+    const poisoned = structuredClone(tool);
+    poisoned.inputSchema.properties.id.description = 'The id\u202e and more';
+    writeFileSync(file('plain.json'), JSON.stringify([tool], null, 2));
+    writeFileSync(file('poisoned.json'), JSON.stringify([poisoned], null, 2));
+    const result = await runCli(['diff', 'plain.json', 'poisoned.json', '--format', 'sarif'], {
+      cwd: dir,
+      env: {},
+    });
+    const log = JSON.parse(result.stdout);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const hidden = log.runs[0].results.find(
+      (r: { ruleId: string }) => r.ruleId === 'hidden_characters',
+    );
+    expect(hidden.properties.field).toBe('inputSchema.properties.id.description');
+    const where = hidden.locations[0];
+    expect(where.properties.jsonPointer).toBe('/0/inputSchema/properties/id/description');
+    const line = readFileSync(file('poisoned.json'), 'utf8').split('\n')[
+      where.physicalLocation.region.startLine - 1
+    ];
+    expect(line).toMatch(/^\s*"description": "The id/);
+  });
+
   it('takes --json as --format json, and refuses the two at odds', async () => {
     const short = await diff(file('before.json'), file('after.json'), '--json');
     const long = await diff(file('before.json'), file('after.json'), '--format', 'json');
