@@ -30,7 +30,7 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
   const report = await ctx.withDatabase((db) =>
     importServers(db, plan, { dryRun: opts.dryRun === true, update: opts.update === true }),
   );
-  for (const server of report.servers) {
+  for (const server of report.dryRun ? [] : report.servers) {
     if (server.status === 'added' || server.status === 'updated') {
       ctx.logger.info({ server: server.name, source: server.source }, `server ${server.status}`);
     }
