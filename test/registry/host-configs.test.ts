@@ -12,7 +12,7 @@ import {
 import { convertEntry, inputVariable, registryName } from '../../src/registry/host-entry.js';
 import { maskArguments } from '../../src/registry/secrets.js';
 
-const linux: HostContext = { home: '/home/me', projectDir: '/work/app', platform: 'linux' };
+const linux: HostContext = { home: '/home/me', projectDir: '/projects/app', platform: 'linux' };
 
 describe('host config locations', () => {
   it('are the documented ones on Linux', () => {
@@ -21,11 +21,11 @@ describe('host config locations', () => {
     ).toEqual([
       ['claude-desktop', 'user', '/home/me/.config/Claude/claude_desktop_config.json'],
       ['claude-code', 'user', '/home/me/.claude.json'],
-      ['claude-code', 'project', '/work/app/.mcp.json'],
+      ['claude-code', 'project', '/projects/app/.mcp.json'],
       ['cursor', 'user', '/home/me/.cursor/mcp.json'],
-      ['cursor', 'project', '/work/app/.cursor/mcp.json'],
+      ['cursor', 'project', '/projects/app/.cursor/mcp.json'],
       ['vscode', 'user', '/home/me/.config/Code/User/mcp.json'],
-      ['vscode', 'project', '/work/app/.vscode/mcp.json'],
+      ['vscode', 'project', '/projects/app/.vscode/mcp.json'],
       ['windsurf', 'user', '/home/me/.codeium/windsurf/mcp_config.json'],
     ]);
     expect(hostConfigLocations({ ...linux, xdgConfigHome: '/xdg' }, ['vscode'])[0]!.path).toBe(
@@ -149,7 +149,7 @@ describe('convertEntry', () => {
       JSON.stringify({
         mcpServers: { mine: { command: 'a' } },
         projects: {
-          '/work/app': { mcpServers: { here: { command: 'b' } } },
+          '/projects/app': { mcpServers: { here: { command: 'b' } } },
           '/other': { mcpServers: { there: { command: 'c' } } },
         },
       }),
