@@ -25,7 +25,7 @@ FROM node:20-bookworm-slim
 # when DATABASE_URL is unset, and the .eml outbox when SMTP_URL is.
 ENV NODE_ENV=production \
     HTTP_HOST=0.0.0.0 \
-    HTTP_PORT=9464 \
+    HTTP_PORT=8464 \
     MCP_DRIFT_HOME=/var/lib/mcp-drift
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
@@ -39,7 +39,7 @@ RUN chmod +x dist/cli/main.js \
     && chown node:node /var/lib/mcp-drift
 # The image's unprivileged user; it owns nothing under /app, so the code cannot be changed.
 USER node
-EXPOSE 9464
+EXPOSE 8464
 # Liveness only: readiness (/readyz) depends on the database, and an orchestrator should not
 # restart the service because PostgreSQL is down. No curl in the slim image: node fetches.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

@@ -3,6 +3,7 @@
 import { runAlertsBench } from './alerts.bench.js';
 import { runCliBench } from './cli.bench.js';
 import { runDiffBench } from './diff.bench.js';
+import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
 
@@ -12,6 +13,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],
   ['cli', runCliBench],
+  ['hostile', runHostileBench],
 ];
 
 const only = process.argv.slice(2);

@@ -146,7 +146,7 @@ async function runOnce(
       {
         LOG_LEVEL: settings.logLevel,
         PROBE_CONCURRENCY: String(PROBE_CONCURRENCY),
-        // Any free port: 9464 may be taken by another serve on the machine.
+        // Any free port: the default may be taken by another serve on the machine.
         HTTP_PORT: '0',
         ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
       },

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { changes, findings, listings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
+import { toStorableJson, toStorableText } from '../db/storable.js';
 import type { Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import type { NewObservationRow, ObservationRow } from '../listings/listings-repo.js';
@@ -66,13 +67,15 @@ export async function insertUnchangedObservations(
   db: Database,
   rows: readonly UnchangedObservation[],
 ): Promise<ObservationRow[]> {
-  const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+  // Raw values bypass the columns' own mapping: server text is made storable here.
+  const json = (value: unknown) => (value == null ? null : JSON.stringify(toStorableJson(value)));
+  const text = (value: string | null | undefined) => (value == null ? null : toStorableText(value));
   const tuples = rows.map(
     (row) => sql`(${row.serverId}::integer, ${row.startedAt.toISOString()}::timestamptz,
       ${row.durationMs}::integer, ${row.trigger}::text, ${row.listingHash}::text,
-      ${row.protocolVersion ?? null}::text, ${json(row.serverInfo)}::jsonb,
+      ${text(row.protocolVersion)}::text, ${json(row.serverInfo)}::jsonb,
       ${json(row.capabilities)}::jsonb, ${row.ttlMs ?? null}::bigint,
-      ${row.cacheScope ?? null}::text, ${row.pages ?? null}::integer,
+      ${text(row.cacheScope)}::text, ${row.pages ?? null}::integer,
       ${row.workerId ?? null}::text)`,
   );
   const serverId = sql`v.server_id`;
@@ -90,10 +93,19 @@ export async function insertUnchangedObservations(
 }
 
 /**
+ * Findings per statement. A finding is 9 parameters, and a statement may have 65,534 at
+ * most: 3,700 tools turned read-only at once used to fail the whole change with
+ * MAX_PARAMETERS_EXCEEDED. A bound also keeps each statement short, which matters on the
+ * embedded database, where one statement holds serve's event loop while it runs.
+ */
+const FINDINGS_PER_STATEMENT = 500;
+
+/**
  * Appends a change to the server's chain after `change.previousChangeId`, which the caller
  * read in the same transaction as the listing it compared against. The unique (server,
  * previous change) pair makes a concurrent append after the same change fail instead of
- * recording the transition twice.
+ * recording the transition twice. The findings go in bounded batches, in the caller's
+ * transaction.
  */
 export async function appendChange(
   db: Database,
@@ -101,9 +113,9 @@ export async function appendChange(
   found: readonly Finding[],
 ): Promise<ChangeRow> {
   const [row] = await db.insert(changes).values(change).returning();
-  if (found.length > 0) {
+  for (let from = 0; from < found.length; from += FINDINGS_PER_STATEMENT) {
     await db.insert(findings).values(
-      found.map((finding) => ({
+      found.slice(from, from + FINDINGS_PER_STATEMENT).map((finding) => ({
         changeId: row!.id,
         tool: finding.tool,
         kind: finding.kind,

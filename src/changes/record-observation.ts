@@ -22,6 +22,7 @@ import {
   type NewObservationRow,
   type ObservationRow,
 } from '../listings/listings-repo.js';
+import { scrubSecrets } from '../log.js';
 import type { ProbeResult } from '../mcp/index.js';
 import { setProtocolEra } from '../registry/servers-repo.js';
 import { SightingBatcher } from './sighting-batcher.js';
@@ -213,7 +214,9 @@ function observationValues(
     outcome: result.ok ? 'ok' : 'error',
     listingHash: listing?.hash ?? null,
     errorCode: result.ok ? null : result.code,
-    errorMessage: result.ok ? null : result.reason,
+    // Masked before it is stored, not only when logged: `history` prints it, and a server
+    // may quote the credentials it was sent (see redactFromLogs).
+    errorMessage: result.ok ? null : scrubSecrets(result.reason),
     protocolVersion: result.protocolVersion,
     serverInfo: result.serverInfo as Record<string, unknown> | null,
     capabilities: result.capabilities as Record<string, unknown> | null,

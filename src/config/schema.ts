@@ -126,7 +126,11 @@ export const CONFIG_FIELDS = {
   WEBHOOK_MIN_SEVERITY: [oneOf(SEVERITIES), undefined],
   DEFAULT_SCHEDULE: [cron, '*/5 * * * *'],
   HTTP_HOST: [text(), '127.0.0.1'],
-  HTTP_PORT: [number(0, 65535), 9464],
+  /**
+   * 8464: unassigned in IANA's registry, outside the Prometheus exporters' 9100-9999 and the
+   * ephemeral range. 9464 was the OpenTelemetry Prometheus exporter's, and taken here.
+   */
+  HTTP_PORT: [number(0, 65535), 8464],
   LOG_LEVEL: [oneOf(LOG_LEVELS), 'info' as LogLevel],
   /** Caps on one listing (design §6); hitting one makes the attempt an error observation. */
   LISTING_MAX_PAGES: [number(1), 100],

@@ -14,6 +14,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { storableJsonb, storableText } from './storable.js';
 
 /*
  * The whole data model of design §2–§10. Later work fills these tables; it should not
@@ -106,7 +107,8 @@ export const listings = pgTable('listings', {
   /** The canonical JSON text of `{"tools":[…]}`, every key the server sent. */
   body: text('body').notNull(),
   /** tool name → sha256 of that tool's canonical form. */
-  toolHashes: jsonb('tool_hashes').$type<Record<string, string>>().notNull(),
+  /** Keys are tool names: server text (see storable.ts). */
+  toolHashes: storableJsonb<Record<string, string>>('tool_hashes').notNull(),
   toolCount: integer('tool_count').notNull(),
   byteSize: integer('byte_size').notNull(),
   createdAt: createdAt(),
@@ -126,13 +128,14 @@ export const observations = pgTable(
     outcome: text('outcome', { enum: ['ok', 'error'] }).notNull(),
     listingHash: text('listing_hash').references(() => listings.hash),
     errorCode: text('error_code'),
-    errorMessage: text('error_message'),
-    protocolVersion: text('protocol_version'),
-    serverInfo: jsonb('server_info').$type<Record<string, unknown>>(),
-    capabilities: jsonb('capabilities').$type<Record<string, unknown>>(),
+    // Server text from here on (see storable.ts): a reason quotes the server's own words.
+    errorMessage: storableText('error_message'),
+    protocolVersion: storableText('protocol_version'),
+    serverInfo: storableJsonb<Record<string, unknown>>('server_info'),
+    capabilities: storableJsonb<Record<string, unknown>>('capabilities'),
     /** 2026-07-28 list results only. */
     ttlMs: bigint('ttl_ms', { mode: 'number' }),
-    cacheScope: text('cache_scope'),
+    cacheScope: storableText('cache_scope'),
     pages: integer('pages'),
     workerId: text('worker_id'),
   },
@@ -184,7 +187,7 @@ export const changes = pgTable(
     /** Whether a change notification reached the held session; null when none was held. */
     notificationSeen: boolean('notification_seen'),
     /** Stale-session exposure (design §5): old listing first/last observed, ttl, scope. */
-    exposure: jsonb('exposure').$type<Record<string, unknown>>().notNull().default({}),
+    exposure: storableJsonb<Record<string, unknown>>('exposure').notNull().default({}),
   },
   (t) => [
     unique('changes_server_previous').on(t.serverId, t.previousChangeId).nullsNotDistinct(),
@@ -202,14 +205,15 @@ export const findings = pgTable(
     changeId: bigint('change_id', { mode: 'number' })
       .notNull()
       .references(() => changes.id, { onDelete: 'cascade' }),
-    tool: text('tool'),
+    // Tool names, values and explanations are server text (see storable.ts).
+    tool: storableText('tool'),
     kind: text('kind').notNull(),
     severity: text('severity', { enum: ['critical', 'high', 'medium', 'low', 'info'] }).notNull(),
     field: text('field'),
-    before: jsonb('before'),
-    after: jsonb('after'),
-    explanation: text('explanation').notNull(),
-    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+    before: storableJsonb<unknown>('before'),
+    after: storableJsonb<unknown>('after'),
+    explanation: storableText('explanation').notNull(),
+    record: storableJsonb<Record<string, unknown>>('record').notNull(),
   },
   (t) => [index('findings_change').on(t.changeId)],
 );
@@ -345,7 +349,8 @@ export const outages = pgTable(
       .references(() => servers.id, { onDelete: 'cascade' }),
     downAt: at('down_at').notNull(),
     upAt: at('up_at'),
-    reason: text('reason').notNull(),
+    /** Quotes what the server said (see storable.ts). */
+    reason: storableText('reason').notNull(),
   },
   (t) => [
     // At most one open outage per server.

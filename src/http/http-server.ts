@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { DriftError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { describePortHolder } from './port-holder.js';
 
 export interface HttpAnswer {
   status: number;
@@ -13,7 +14,7 @@ export interface HttpAnswer {
 export type Route = () => Promise<HttpAnswer>;
 
 export interface RunningHttpServer {
-  /** Where it listens, e.g. http://127.0.0.1:9464 (the bound port when HTTP_PORT is 0). */
+  /** Where it listens, e.g. http://127.0.0.1:8464 (the bound port when HTTP_PORT is 0). */
   url: string;
   /** Idempotent; ends open keep-alive connections too, so shutdown does not wait on them. */
   close(): Promise<void>;
@@ -47,7 +48,11 @@ export async function startHttpServer(options: {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const problem = LISTEN_PROBLEMS[error.code ?? ''] ?? error.message;
+      let problem = LISTEN_PROBLEMS[error.code ?? ''] ?? error.message;
+      if (error.code === 'EADDRINUSE' && port !== 0) {
+        const holder = describePortHolder(port);
+        if (holder) problem += ` by ${holder}`;
+      }
       reject(
         new DriftError(
           'CONFIG_INVALID',

@@ -6,6 +6,7 @@ import {
 import { DriftError } from '../errors.js';
 import { redactFromLogs } from '../log.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
+import { HttpGuard } from './http-guard.js';
 import { resolveReferences } from './resolve-references.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -15,6 +16,13 @@ export interface CreatedTransport {
   stdio?: StdioTransport;
   /** Set for Streamable HTTP: a 2025-era session is terminated (DELETE) on close. */
   streamableHttp?: StreamableHTTPClientTransport;
+  /** Set for http and sse: bounds what is read, and says why it dropped the connection. */
+  http?: HttpGuard;
+  /**
+   * Set for http: whether the URL answers a GET as an SSE stream, as a legacy HTTP+SSE
+   * endpoint does (for the hint on a 400/404/405 from a server registered as http).
+   */
+  answersAsLegacySse?: () => Promise<boolean>;
   /** Names the server in error messages without secrets (no query string, no userinfo). */
   target: string;
 }
@@ -23,6 +31,11 @@ export interface TransportSettings {
   environment: EnvironmentMap;
   maxMessageBytes: number;
   closeGraceMs: number;
+  /**
+   * Change notifications taken off the wire before the SDK parses them (see http-guard.ts
+   * and StdioTransport): they never reach the client's notification handlers.
+   */
+  onToolsListChanged?: () => void;
 }
 
 /**
@@ -47,6 +60,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
       cwd: spec.cwd,
       maxMessageBytes: settings.maxMessageBytes,
       closeGraceMs: settings.closeGraceMs,
+      onToolsListChanged: settings.onToolsListChanged,
     });
     return {
       transport: stdio,
@@ -65,15 +79,44 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
   const headers = resolveReferences(spec.headers, settings.environment, (key) => {
     return `header ${key} of server "${spec.name}"`;
   });
+  moveCredentialsToHeader(url, headers);
   // Resolved values: a server may quote them back in an error that ends up in a log line.
   redactFromLogs(Object.values(headers));
   const target = `server "${spec.name}" (${url.origin}${url.pathname})`;
   const requestInit: RequestInit = { headers };
+  let transport: Transport | undefined;
+  const http = new HttpGuard({
+    maxMessageBytes: settings.maxMessageBytes,
+    onToolsListChanged: settings.onToolsListChanged,
+    // As over stdio: nothing after a message that broke the cap can be trusted.
+    onFatal: () => void transport?.close().catch(() => {}),
+  });
+  const options = { requestInit, fetch: http.fetch };
   if (spec.transport === 'sse') {
-    return { transport: new SSEClientTransport(url, { requestInit }), target };
+    transport = new SSEClientTransport(url, options);
+    return { transport, http, target };
   }
-  const streamableHttp = new StreamableHTTPClientTransport(url, { requestInit });
-  return { transport: streamableHttp, streamableHttp, target };
+  const streamableHttp = new StreamableHTTPClientTransport(url, options);
+  transport = streamableHttp;
+  const answersAsLegacySse = () => answersAsSse(url, headers);
+  return { transport, streamableHttp, http, target, answersAsLegacySse };
+}
+
+const SSE_SNIFF_TIMEOUT_MS = 2_000;
+
+/** A GET that a legacy HTTP+SSE endpoint answers with its event stream; only headers are read. */
+async function answersAsSse(url: URL, headers: Record<string, string>): Promise<boolean> {
+  try {
+    const response = await fetch(url, {
+      headers: { ...headers, accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(SSE_SNIFF_TIMEOUT_MS),
+    });
+    void response.body?.cancel().catch(() => {});
+    const type = response.headers.get('content-type') ?? '';
+    return response.ok && type.toLowerCase().startsWith('text/event-stream');
+  } catch {
+    return false;
+  }
 }
 
 function parseUrl(spec: ConnectSpec): URL {
@@ -96,6 +139,24 @@ function parseUrl(spec: ConnectSpec): URL {
     );
   }
   return url;
+}
+
+/**
+ * `server add` refuses `user:password@` in a URL (checkUrl), but a registration stored
+ * before it did may have one. fetch refuses such a URL outright ("Request cannot be
+ * constructed from a URL that includes credentials"), and the reason quoted the URL: the
+ * credentials become the `Authorization: Basic` header they stand for (unless the
+ * registration sets that header itself), and the URL is used without them.
+ */
+function moveCredentialsToHeader(url: URL, headers: Record<string, string>): void {
+  if (url.username === '' && url.password === '') return;
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  redactFromLogs([password, url.password]);
+  url.username = '';
+  url.password = '';
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) return;
+  headers['Authorization'] = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
 
 function commandLine(command: string, args: string[]): string {

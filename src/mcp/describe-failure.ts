@@ -6,6 +6,7 @@ import {
   SseError,
 } from '@modelcontextprotocol/client';
 import { DriftError, isDriftError, type DriftErrorCode } from '../errors.js';
+import type { HttpGuard } from './http-guard.js';
 import type { StdioTransport } from './stdio-transport.js';
 
 /** What was going on when something failed, so the reason can say it. */
@@ -16,7 +17,14 @@ export interface FailureContext {
   target: string;
   timeoutMs: number;
   stdio?: StdioTransport;
+  /** http and sse: a response that broke the size cap explains what follows. */
+  http?: HttpGuard;
+  /** http: the URL answers a GET as an SSE stream, as a legacy HTTP+SSE endpoint does. */
+  looksLikeLegacySse?: boolean;
 }
+
+/** What a reason quotes of the text a server answered an HTTP error with. */
+const HTTP_TEXT_IN_REASON = 300;
 
 const STDERR_IN_REASON = 1000;
 
@@ -60,20 +68,30 @@ function classify(
   context: FailureContext,
 ): { code: DriftErrorCode; detail: string } {
   // The transport's own reason for dropping the connection beats "connection closed".
-  const fatal = context.stdio?.describeFatal();
+  const fatal = context.stdio?.describeFatal() ?? context.http?.fatal;
   if (fatal) return { code: 'REMOTE_PROTOCOL', detail: fatal };
   const network = networkFailure(error);
   if (network) return { code: 'REMOTE_UNREACHABLE', detail: network };
 
   if (error instanceof SdkHttpError) {
     const status = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}`;
-    if (error.status === 401 || error.status === 403) {
+    const said = serverText(error);
+    // A 403 is as often a host or origin check ("Access is only allowed at localhost:…")
+    // as a credential: the server's own words say which, so they are kept.
+    if (error.status === 403) {
+      return { code: 'REMOTE_UNREACHABLE', detail: `the server refused access (${status})${said}` };
+    }
+    if (error.status === 401) {
       return {
         code: 'REMOTE_UNREACHABLE',
-        detail: `the server refused access (${status}); check the configured headers`,
+        detail: `the server refused access (${status})${said}; check the configured headers`,
       };
     }
-    return { code: 'REMOTE_UNREACHABLE', detail: `the server answered ${status}` };
+    const sse =
+      context.looksLikeLegacySse && [400, 404, 405].includes(error.status)
+        ? '; the URL answers as a legacy HTTP+SSE endpoint: register it with --transport sse'
+        : '';
+    return { code: 'REMOTE_UNREACHABLE', detail: `the server answered ${status}${said}${sse}` };
   }
   if (error instanceof SdkError) return classifySdkError(error, context);
   if (error instanceof ProtocolError) {
@@ -127,17 +145,10 @@ function classifySdkError(
   context: FailureContext,
 ): { code: DriftErrorCode; detail: string } {
   switch (error.code) {
-    case SdkErrorCode.RequestTimeout: {
-      const data: unknown = error.data;
-      const waited =
-        typeof data === 'object' &&
-        data !== null &&
-        'timeout' in data &&
-        typeof data.timeout === 'number'
-          ? data.timeout
-          : context.timeoutMs;
-      return { code: 'REMOTE_TIMEOUT', detail: `no answer within ${waited} ms` };
-    }
+    case SdkErrorCode.RequestTimeout:
+      // The configured timeout: a connect spends it over its probe, handshake and retry,
+      // and each of those requests had only a part of it.
+      return { code: 'REMOTE_TIMEOUT', detail: `no answer within ${context.timeoutMs} ms` };
     case SdkErrorCode.ConnectionClosed:
     case SdkErrorCode.NotConnected:
     case SdkErrorCode.SendFailed: {
@@ -192,6 +203,27 @@ function stdioEvidence(stdio: StdioTransport | undefined, code: DriftErrorCode):
     );
   }
   return parts.length > 0 ? `; ${parts.join('; ')}` : '';
+}
+
+/**
+ * The text the server sent with an HTTP error, as `: "…"` (one line, tags and control
+ * characters dropped, cut short), or '' when there is none. Secrets it quotes are masked
+ * where reasons are stored and logged.
+ */
+function serverText(error: SdkHttpError): string {
+  const data: unknown = error.data;
+  const raw =
+    typeof data === 'object' && data !== null && 'text' in data && typeof data.text === 'string'
+      ? data.text
+      : '';
+  const text = (raw.trimStart().startsWith('<') ? raw.replace(/<[^>]*>/g, ' ') : raw)
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text === '') return '';
+  const cut = text.length > HTTP_TEXT_IN_REASON ? `${text.slice(0, HTTP_TEXT_IN_REASON)}…` : text;
+  return `: ${JSON.stringify(cut)}`;
 }
 
 /** The first recognised network error code along the `cause` chain (or in an SSE message). */

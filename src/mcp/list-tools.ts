@@ -89,6 +89,8 @@ export async function listAllTools(
       );
     } catch (error) {
       if (isDriftError(error)) throw error;
+      // A server that exits on tools/list: its exit status and stderr say why.
+      await options.failure?.stdio?.settleExit(2_000);
       throw toDriftError(error, {
         ...options.failure,
         target,

@@ -2,6 +2,7 @@ import {
   Client,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   UnsupportedProtocolVersionError,
   type Implementation,
   type ServerCapabilities,
@@ -67,6 +68,8 @@ export interface McpSession {
   listTools(options?: { signal?: AbortSignal }): Promise<ToolListing>;
   /** The end of the stdio child's stderr ('' for HTTP). */
   stderr(): string;
+  /** Why the transport dropped the connection itself (a message over the size cap), if it did. */
+  describeFatal(): string | null;
   /** Closes the connection and, for stdio, ends the child. Idempotent; never throws. */
   close(): Promise<void>;
 }
@@ -85,20 +88,30 @@ const DEFAULT_CLOSE_GRACE_MS = 2000;
  * probe (some SDKs terminate on any request before `initialize`) is retried once in the
  * 2025 era.
  *
+ * Connecting as a whole, probe and retry included, takes at most `timeoutMs` (plus a small
+ * margin): a hung stdio server used to take two or three timeouts to report one. Over
+ * stdio the discovery probe gets half of what is left, since a silent server on a pipe
+ * may be a legacy server that ignores it.
+ *
  * Throws DriftError (REMOTE_UNREACHABLE, REMOTE_TIMEOUT, REMOTE_PROTOCOL, CONFIG_INVALID for
  * an unset `${VAR}`, INVALID_INPUT for an unusable spec). Nothing is left running on failure.
  */
 export async function openSession(spec: ConnectSpec, options: SessionOptions): Promise<McpSession> {
   // Legacy HTTP+SSE predates the 2026 revision: there is nothing to negotiate.
   const era = spec.transport === 'sse' ? '2025' : (spec.era ?? null);
+  const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   try {
-    return await connectInEra(spec, era, options);
+    return await connectInEra(spec, era, options, deadline);
   } catch (error) {
     const retryEra = eraForRetry(error, spec, era);
-    if (retryEra === undefined) throw error;
-    return await connectInEra(spec, retryEra, options);
+    // A retry with (almost) nothing left of the time would only fail for want of it.
+    if (retryEra === undefined || deadline - performance.now() < MIN_RETRY_MS) throw error;
+    return await connectInEra(spec, retryEra, options, deadline);
   }
 }
+
+/** The least time left worth a second connect attempt. */
+const MIN_RETRY_MS = 250;
 
 function eraForRetry(error: unknown, spec: ConnectSpec, era: Era | null): Era | null | undefined {
   if (!isDriftError(error)) return undefined;
@@ -115,9 +128,9 @@ function eraForRetry(error: unknown, spec: ConnectSpec, era: Era | null): Era | 
   return undefined;
 }
 
-function negotiationFor(era: Era | null, timeoutMs: number): VersionNegotiationOptions {
+function negotiationFor(era: Era | null, probeTimeoutMs: number): VersionNegotiationOptions {
   if (era === '2025') return { mode: 'legacy' };
-  const probe = { timeoutMs };
+  const probe = { timeoutMs: probeTimeoutMs };
   return era === '2026'
     ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe }
     : { mode: 'auto', probe };
@@ -127,31 +140,46 @@ async function connectInEra(
   spec: ConnectSpec,
   era: Era | null,
   options: SessionOptions,
+  deadline: number,
 ): Promise<McpSession> {
+  /** What reasons name: the configured timeout, whatever part of it this attempt had. */
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const budgetMs = Math.max(1, Math.round(deadline - performance.now()));
+  const probeMs = spec.transport === 'stdio' ? Math.max(1, Math.round(budgetMs / 2)) : budgetMs;
   const caps = { ...DEFAULT_LISTING_CAPS, ...options.caps };
+  const onToolsListChanged = options.onToolsListChanged;
   const created = createTransport(spec, {
     environment: options.env,
     // One page can be at most the whole listing, plus the JSON-RPC envelope.
     maxMessageBytes: caps.maxBytes + 64 * 1024,
     closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+    onToolsListChanged,
   });
   const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
-    versionNegotiation: negotiationFor(era, timeoutMs),
+    versionNegotiation: negotiationFor(era, probeMs),
   });
-  const onToolsListChanged = options.onToolsListChanged;
+  // The transports hand single notifications over themselves; a batch still comes this way.
   if (onToolsListChanged) {
     client.setNotificationHandler('notifications/tools/list_changed', () => onToolsListChanged());
   }
   try {
-    await connectWithin(client, created, timeoutMs, options.signal);
+    await connectWithin(client, created, budgetMs, options.signal);
   } catch (error) {
-    // Described before shutting down, so the exit status is what the server did on its own.
+    // A child that is exiting gets a moment to do so and flush its stderr: its exit status
+    // and last words explain the failure better than "closed its input". Described before
+    // shutting down, so the exit status is what the server did on its own.
+    await created.stdio?.settleExit(EXIT_SETTLE_MS);
+    const looksLikeLegacySse =
+      created.answersAsLegacySse !== undefined &&
+      [400, 404, 405].includes(httpStatusOf(error) ?? 0) &&
+      (await created.answersAsLegacySse());
     const failure = toDriftError(error, {
       step: 'connecting to',
       target: created.target,
       timeoutMs,
       stdio: created.stdio,
+      http: created.http,
+      looksLikeLegacySse,
     });
     await shutDown(client, created, timeoutMs);
     throw failure;
@@ -180,27 +208,31 @@ async function connectInEra(
         caps,
         timeoutMs,
         signal: listOptions?.signal,
-        failure: { target: created.target, stdio: created.stdio },
+        failure: { target: created.target, stdio: created.stdio, http: created.http },
       }),
     stderr: () => created.stdio?.stderrText() ?? '',
+    describeFatal: () => created.stdio?.describeFatal() ?? created.http?.fatal ?? null,
     close: () => (closing ??= shutDown(client, created, timeoutMs)),
   };
 }
 
+/** How long a stdio child whose pipes closed gets to exit before a failure is described. */
+const EXIT_SETTLE_MS = 2_000;
+
 /**
- * `client.connect` bounded as a whole: its requests have their own timeouts, but the SSE
- * transport waits for its `endpoint` event with none, and a probe plus a handshake can take
- * two request timeouts.
+ * `client.connect` bounded as a whole by `budgetMs`: its requests have their own timeouts,
+ * but the SSE transport waits for its `endpoint` event with none, and a probe plus a
+ * handshake would otherwise take two request timeouts.
  */
 async function connectWithin(
   client: Client,
   created: CreatedTransport,
-  timeoutMs: number,
+  budgetMs: number,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   // The margin lets a request's own timeout, which says more, usually win the race.
-  const deadlineMs = 2 * timeoutMs + Math.min(timeoutMs, 1000);
-  const connecting = client.connect(created.transport, { timeout: timeoutMs, signal });
+  const deadlineMs = budgetMs + Math.min(budgetMs / 10, 1000);
+  const connecting = client.connect(created.transport, { timeout: budgetMs, signal });
   connecting.catch(() => {}); // the race below may stop listening to it
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
@@ -236,6 +268,15 @@ async function shutDown(
   await settleWithin(client.close(), Math.min(timeoutMs, 2000));
   await created.transport.close().catch(() => {});
   await created.stdio?.close();
+}
+
+/** The status of the HTTP error along the `cause` chain (the probe wraps what it met). */
+function httpStatusOf(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 6; depth += 1) {
+    if (current instanceof SdkHttpError) return current.status;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {

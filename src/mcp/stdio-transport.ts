@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { isListChangedMessage } from './http-guard.js';
 import { TextTail } from './text-tail.js';
 
 export interface StdioTransportOptions {
@@ -18,7 +19,15 @@ export interface StdioTransportOptions {
   maxMessageBytes: number;
   /** How long a child gets to exit after its stdin closes before it is signalled. */
   closeGraceMs: number;
+  /**
+   * Each `notifications/tools/list_changed` line, handed over instead of to the SDK, which
+   * validates every message twice: a server sending 20,000 a second stalled the service.
+   */
+  onToolsListChanged?: () => void;
 }
+
+/** A change notification is a short line; longer ones go the SDK's way. */
+const NOTIFICATION_MAX_CHARS = 512;
 
 const STDERR_TAIL_CHARS = 4096;
 const STRAY_LINE_SAMPLES = 3;
@@ -46,6 +55,10 @@ export class StdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> = Promise.resolve();
+  /** Resolves once the child has exited and its pipes are closed (stderr read to the end). */
+  private gone: Promise<void> = Promise.resolve();
+  /** The child closed its end of a pipe (or wrote EOF): it is exiting, or has exited. */
+  private pipeClosed = false;
   private closing: Promise<void> | undefined;
   private closeReported = false;
   private partial: Buffer[] = [];
@@ -88,6 +101,16 @@ export class StdioTransport implements Transport {
         if (child.pid === undefined) resolve();
       });
     });
+    this.gone = new Promise((resolve) => {
+      child.once('close', () => resolve());
+      child.once('error', () => {
+        if (child.pid === undefined) resolve();
+      });
+    });
+    child.stdout?.once('end', () => (this.pipeClosed = true));
+    child.stdin?.once('close', () => (this.pipeClosed = true));
+    // EPIPE: the write met a pipe the child closed, maybe before 'close' is seen.
+    child.stdin?.once('error', () => (this.pipeClosed = true));
     child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrTail.append(chunk));
     // EPIPE when the child is gone: the close path reports that, not this.
@@ -115,6 +138,17 @@ export class StdioTransport implements Transport {
   close(): Promise<void> {
     this.closing ??= this.terminate();
     return this.closing;
+  }
+
+  /**
+   * Waits up to `ms` for a child that is going (it exited, or closed a pipe) to be gone
+   * with its stderr read to the end; returns at once for one that is still running (a hung
+   * server stays hung) or never started. A write can fail on a closed pipe before the exit
+   * is seen: describing the failure then lost the exit code and the last words on stderr.
+   */
+  async settleExit(ms: number): Promise<void> {
+    if (!this.child || (!this.pipeClosed && !this.exitStatus)) return;
+    await settlesWithin(this.gone, ms);
   }
 
   /** Why this transport dropped the connection itself, if it did. */
@@ -171,6 +205,10 @@ export class StdioTransport implements Transport {
 
   private handleLine(line: string): void {
     if (line.trim() === '') return;
+    if (line.length <= NOTIFICATION_MAX_CHARS && isListChangedMessage(line)) {
+      this.options.onToolsListChanged?.();
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -86,12 +86,32 @@ export function parsePairs(pairs: string[], flag: '--header' | '--env'): Record<
   return result;
 }
 
+/**
+ * An http(s) URL without credentials. `user:password@` is refused rather than kept: the
+ * registry would store the password, `history` and the logs would show it in every
+ * reason that names the URL, and fetch refuses such URLs anyway. Credentials go in a
+ * header whose value is a `${VAR}` reference, resolved at connect time and never stored.
+ * (A registration stored with one before this check is still connected: see
+ * createTransport.) Messages never repeat the password.
+ */
 export function checkUrl(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw invalid(`invalid --url "${url}": not a URL; write e.g. --url http://127.0.0.1:3001/mcp`);
+    throw invalid(
+      `invalid --url "${withoutPassword(url)}": not a URL; write e.g. --url http://127.0.0.1:3001/mcp`,
+    );
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    parsed.username = '';
+    parsed.password = '';
+    throw invalid(
+      `invalid --url: it carries credentials (user:password@), which would be stored in the registry; ` +
+        `register --url ${parsed.href} and pass them as a header instead: ` +
+        `--header 'Authorization=Basic \${BASIC_AUTH}', with BASIC_AUTH set to the base64 of user:password ` +
+        'in the environment of serve and check',
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw invalid(
@@ -99,6 +119,11 @@ export function checkUrl(url: string): string {
     );
   }
   return url;
+}
+
+/** A URL-ish text with whatever sits between `://…:` and `@` masked. */
+function withoutPassword(url: string): string {
+  return url.replace(/^([^:/?#]*:\/\/[^/?#@:]*):[^/?#@]*@/, '$1:****@');
 }
 
 export function checkSchedule(schedule: string): string {

@@ -25,12 +25,22 @@ export class HeldConnection {
   debounceTimer: NodeJS.Timeout | undefined;
   /** When the current burst of notifications began (performance.now()). */
   burstStartedAt: number | undefined;
+  /** When the latest notification came (performance.now()); the burst ends after its quiet time. */
+  lastNotificationAt = 0;
+  /** Notifications in the current flood window, and when that window began. */
+  floodCount = 0;
+  floodWindowStartedAt = -Infinity;
   /** A notification of this burst came after its re-list had started: one more is due. */
   burstFollowUp = false;
 
   pingTimer: NodeJS.Timeout | undefined;
   pinging = false;
   lastErrorCheckAt = -Infinity;
+
+  /** When the connection was established (performance.now()); null while connecting. */
+  connectedAt: number | null = null;
+  /** A listing succeeded on this connection: the server is up, not just accepting handshakes. */
+  listed = false;
 
   /** 2026: when the current subscriptions/listen stream opened (performance.now()). */
   subscribedAt = 0;

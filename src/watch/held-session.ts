@@ -1,4 +1,5 @@
 import { ProtocolError, SdkHttpError } from '@modelcontextprotocol/client';
+import { DriftError } from '../errors.js';
 import { canonicalListing } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import {
@@ -34,8 +35,19 @@ export interface HeldSessionOptions {
    * docs/watch-service.md for what a ping costs at 1,000 sessions.
    */
   pingIntervalMs?: number;
-  /** Reconnect delays: jittered exponential, reset after a successful connect. */
-  backoff?: { initialMs?: number; maxMs?: number };
+  /**
+   * Reconnect delays: jittered exponential, reset only after a session proved itself: it
+   * listed, and stayed up for `stableMs` (default 30 000). A server that answers the
+   * handshake and then fails every request (HTTP 401, a stdio server that exits on
+   * tools/list) was otherwise reconnected about once a second forever.
+   */
+  backoff?: { initialMs?: number; maxMs?: number; stableMs?: number };
+  /**
+   * More change notifications than `count` within `windowMs` (default 1,000 in 10 s) is a
+   * flood: it is recorded as a failed listing and the session dropped (and reconnected
+   * with backoff). Each notification short of it costs a counter and a timestamp.
+   */
+  flood?: { count?: number; windowMs?: number };
   /**
    * Shared by the sessions of one service: a slot covers a connection attempt and the
    * startup listing that follows, up to its delivery. Without it, a worker taking on
@@ -59,10 +71,14 @@ export interface HeldSessionListener {
   onNotification?(at: Date): void;
   /**
    * The session was lost, or could not be established. Once per loss: failed reconnects
-   * while down do not repeat it.
+   * while down do not repeat it, nor do sessions that connect and fail before they list.
    */
   onDown?(reason: string, at: Date): void;
-  /** A session was established (the first one too); its 'startup' listing follows. */
+  /**
+   * A session listed successfully, for the first time since it connected (the first one
+   * too); that listing is delivered right after. A server that accepts the handshake but
+   * cannot be listed is not up.
+   */
   onUp?(at: Date): void;
 }
 
@@ -71,6 +87,9 @@ export type HeldSessionState = 'idle' | 'connecting' | 'up' | 'down' | 'stopped'
 const DEFAULT_DEBOUNCE_MS = 300;
 const DEFAULT_PING_INTERVAL_MS = 30_000;
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000 };
+/** How long a session that listed must stay up before the backoff starts again from 1 s. */
+const DEFAULT_STABLE_MS = 30_000;
+const DEFAULT_FLOOD = { count: 1_000, windowMs: 10_000 };
 /** A continuous stream of notifications still gets a re-list this often (in debounce units). */
 const MAX_DEBOUNCE_FACTOR = 10;
 /** Each ping wait is the interval times 1 ± this, so that sessions opened together drift apart. */
@@ -95,6 +114,8 @@ export class HeldSession {
   private readonly debounceMs: number;
   private readonly pingIntervalMs: number;
   private readonly backoff: BackoffOptions;
+  private readonly stableMs: number;
+  private readonly flood: { count: number; windowMs: number };
   private readonly stopping = new AbortController();
   private current: HeldConnection | undefined;
   private loop: Promise<void> | undefined;
@@ -102,8 +123,11 @@ export class HeldSession {
   private stateValue: HeldSessionState = 'idle';
   private learnedEra: Era | null = null;
   private advertised: boolean | null = null;
-  private notifiedAt: Date | null = null;
+  /** Epoch ms of the latest change notification: a number, since a flood sets it often. */
+  private notifiedAtMs: number | null = null;
   private heldHash: string | null = null;
+  /** An outage was reported and no session has listed since: later losses are the same one. */
+  private downReported = false;
 
   constructor(options: HeldSessionOptions, listener: HeldSessionListener) {
     this.options = options;
@@ -118,7 +142,12 @@ export class HeldSession {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
     this.pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
-    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.backoff = {
+      initialMs: options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs,
+      maxMs: options.backoff?.maxMs ?? DEFAULT_BACKOFF.maxMs,
+    };
+    this.stableMs = options.backoff?.stableMs ?? DEFAULT_STABLE_MS;
+    this.flood = { ...DEFAULT_FLOOD, ...options.flood };
   }
 
   get state(): HeldSessionState {
@@ -139,7 +168,7 @@ export class HeldSession {
   }
 
   get lastNotificationAt(): Date | null {
-    return this.notifiedAt;
+    return this.notifiedAtMs === null ? null : new Date(this.notifiedAtMs);
   }
 
   /**
@@ -176,39 +205,37 @@ export class HeldSession {
 
   private async run(): Promise<void> {
     let failures = 0;
-    let downReported = false;
     while (!this.stopping.signal.aborted) {
       this.stateValue = 'connecting';
-      const outcome = await this.holdOnce(() => {
-        failures = 0;
-        downReported = false;
-      });
+      const connection = new HeldConnection();
+      const outcome = await this.holdOnce(connection);
       if (this.stopping.signal.aborted) break;
       this.stateValue = 'down';
-      if (!downReported) {
-        downReported = true;
-        this.log.warn({ reason: outcome.reason }, 'held session down');
-        this.notify('onDown', () => this.listener.onDown?.(outcome.reason, outcome.at));
-      } else {
-        this.log.info({ reason: outcome.reason }, 'held session still down');
-      }
+      // Only a session that listed and then stayed up counts as the server being back for
+      // good; one that fails right after the handshake keeps the backoff growing.
+      const upFor =
+        connection.connectedAt === null ? 0 : performance.now() - connection.connectedAt;
+      if (connection.listed && upFor >= this.stableMs) failures = 0;
       const wait = backoffDelay(failures, this.backoff);
       failures += 1;
+      if (!this.downReported) {
+        this.downReported = true;
+        this.log.warn({ reason: outcome.reason, retryInMs: wait }, 'held session down');
+        this.notify('onDown', () => this.listener.onDown?.(outcome.reason, outcome.at));
+      } else {
+        this.log.info({ reason: outcome.reason, retryInMs: wait }, 'held session still down');
+      }
       await sleep(wait, this.stopping.signal);
     }
     this.stateValue = 'stopped';
   }
 
-  /**
-   * One connection from connect to loss. `onConnected` runs once it is established.
-   * Resolves with why it ended (or why it could not be established).
-   */
-  private async holdOnce(onConnected: () => void): Promise<{ reason: string; at: Date }> {
-    const connection = new HeldConnection();
+  /** One connection from connect to loss. Resolves with why it ended (or was never made). */
+  private async holdOnce(connection: HeldConnection): Promise<{ reason: string; at: Date }> {
     if (this.stopping.signal.aborted) connection.lose('stopped');
     this.current = connection;
     try {
-      const reason = await this.open(connection, onConnected);
+      const reason = await this.open(connection);
       if (reason !== null) return { reason, at: new Date() };
       this.schedulePing(connection);
       const lostReason = await connection.lost;
@@ -220,14 +247,11 @@ export class HeldSession {
   }
 
   /** connect() and the startup listing, in an `opens` slot when there is one. */
-  private async open(connection: HeldConnection, onConnected: () => void): Promise<string | null> {
+  private async open(connection: HeldConnection): Promise<string | null> {
     const opens = this.options.opens;
-    if (!opens) return this.establish(connection, onConnected);
+    if (!opens) return this.establish(connection);
     try {
-      return await opens.run(
-        () => this.establish(connection, onConnected),
-        connection.abort.signal,
-      );
+      return await opens.run(() => this.establish(connection), connection.abort.signal);
     } catch (error) {
       // Stopped while waiting for a slot.
       if (connection.closed) return await connection.lost;
@@ -236,14 +260,10 @@ export class HeldSession {
   }
 
   /** Null once connected and the startup listing delivered (or failed); otherwise why not. */
-  private async establish(
-    connection: HeldConnection,
-    onConnected: () => void,
-  ): Promise<string | null> {
+  private async establish(connection: HeldConnection): Promise<string | null> {
     const reason = await this.connect(connection);
     if (reason !== null) return reason;
-    onConnected();
-    const upAt = new Date();
+    connection.connectedAt = performance.now();
     this.stateValue = 'up';
     this.log.info(
       {
@@ -251,9 +271,8 @@ export class HeldSession {
         protocolVersion: connection.session?.protocolVersion,
         listChanged: this.advertised,
       },
-      'held session up',
+      'held session connected',
     );
-    this.notify('onUp', () => this.listener.onUp?.(upAt));
     // Awaited, so that an `opens` slot bounds the listings (and their recording) in
     // flight too: those, more than the connections, are what a mass start keeps in memory.
     await this.requestListing(connection, 'startup');
@@ -351,34 +370,82 @@ export class HeldSession {
     void this.requestListing(connection, 'startup');
   }
 
+  /**
+   * O(1), with no timer touched after a burst's first: a server may send tens of thousands
+   * a second (see `flood`), and each costs the event loop every other server shares.
+   */
   private onChangeNotification(connection: HeldConnection): void {
     if (connection.closed) return;
-    const at = new Date();
-    this.notifiedAt = at;
-    this.notify('onNotification', () => this.listener.onNotification?.(at));
+    this.notifiedAtMs = Date.now();
+    if (this.listener.onNotification) {
+      const at = new Date(this.notifiedAtMs);
+      this.notify('onNotification', () => this.listener.onNotification?.(at));
+    }
     const now = performance.now();
+    if (now - connection.floodWindowStartedAt > this.flood.windowMs) {
+      connection.floodWindowStartedAt = now;
+      connection.floodCount = 0;
+    }
+    connection.floodCount += 1;
+    if (connection.floodCount > this.flood.count) {
+      this.dropFlood(connection);
+      return;
+    }
+    connection.lastNotificationAt = now;
     if (connection.burstStartedAt === undefined) {
       // The first notification of a burst re-lists at once: waiting for the burst to end
       // would add its quiet time to every change a host is told about.
       connection.burstStartedAt = now;
       connection.burstFollowUp = false;
       void this.requestListing(connection, 'notification');
+      connection.debounceTimer = setTimeout(() => this.endBurst(connection), this.debounceMs);
     } else if (connection.pendingListing === null) {
       // The burst's re-list is under way and may have read the listing before this change.
       // (A queued re-list that has not started yet will see it: nothing more to do.)
       connection.burstFollowUp = true;
     }
-    const latest = connection.burstStartedAt + this.debounceMs * MAX_DEBOUNCE_FACTOR;
-    clearTimeout(connection.debounceTimer);
-    connection.debounceTimer = setTimeout(
-      () => this.endBurst(connection),
-      Math.max(0, Math.min(this.debounceMs, latest - now)),
-    );
   }
 
-  /** The burst's quiet time has passed: one re-list for all that came after its first. */
+  /**
+   * A flood is what a broken or hostile server does, not a change: it is recorded as a
+   * failed listing (so `history` and the metrics show it) and the session dropped; the
+   * reconnect backs off, since the session did not prove itself.
+   */
+  private dropFlood(connection: HeldConnection): void {
+    const session = connection.session;
+    const target = session?.target ?? `server "${this.options.spec.name}"`;
+    const seconds = this.flood.windowMs / 1000;
+    const reason =
+      `${target}: the server sent more than ${this.flood.count} notifications/tools/list_changed ` +
+      `within ${seconds} s, a flood; the session was dropped`;
+    this.log.warn({ notifications: connection.floodCount }, 'change notification flood');
+    if (session) {
+      const failure = failedListing(
+        session,
+        new DriftError('REMOTE_PROTOCOL', reason),
+        Math.round(performance.now() - connection.floodWindowStartedAt),
+      );
+      void this.deliver(failure, 'notification', new Date());
+    }
+    connection.lose(reason);
+  }
+
+  /**
+   * Armed once per burst: on firing it waits out what is left of the quiet time after the
+   * latest notification (never past the burst's longest), then ends the burst: one re-list
+   * for all that came after its first.
+   */
   private endBurst(connection: HeldConnection): void {
     connection.debounceTimer = undefined;
+    if (connection.closed || connection.burstStartedAt === undefined) return;
+    const now = performance.now();
+    const quietAt = connection.lastNotificationAt + this.debounceMs;
+    const latest = connection.burstStartedAt + this.debounceMs * MAX_DEBOUNCE_FACTOR;
+    const end = Math.min(quietAt, latest);
+    if (now < end) {
+      connection.debounceTimer = setTimeout(() => this.endBurst(connection), end - now);
+      return;
+    }
     connection.burstStartedAt = undefined;
     if (!connection.burstFollowUp) return;
     connection.burstFollowUp = false;
@@ -430,6 +497,7 @@ export class HeldSession {
     if (this.stopping.signal.aborted) return;
     if (result.ok) {
       this.heldHash = canonicalListing(result.tools).hash;
+      if (!connection.listed) this.markUp(connection);
     } else {
       this.log.warn({ trigger, code: result.code, reason: result.reason }, 'held re-list failed');
       // An unreachable server is most likely gone: find out now rather than at the next ping.
@@ -438,6 +506,15 @@ export class HeldSession {
       }
     }
     await this.deliver(result, trigger, at);
+  }
+
+  /** The connection listed for the first time: the server is up (see onUp). */
+  private markUp(connection: HeldConnection): void {
+    connection.listed = true;
+    this.downReported = false;
+    const upAt = new Date();
+    this.log.info('held session up');
+    this.notify('onUp', () => this.listener.onUp?.(upAt));
   }
 
   /** Listener calls, one at a time across connections, in the order the listings were taken. */
@@ -518,7 +595,10 @@ export class HeldSession {
     if (connection.closed) return;
     const session = connection.session;
     const target = session?.target ?? `server "${this.options.spec.name}"`;
-    if (session?.pid != null) {
+    const fatal = session?.describeFatal();
+    if (fatal) {
+      connection.lose(`${target}: ${fatal}`);
+    } else if (session?.pid != null) {
       const stderr = session.stderr();
       const tail = stderr.length > 300 ? `…${stderr.slice(-300)}` : stderr;
       connection.lose(`${target}: the server process exited${tail ? `; stderr: ${tail}` : ''}`);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { schedule, type ScheduledTask } from 'node-cron';
+import { createTask, schedule, type ScheduledTask } from 'node-cron';
 import { alertPolicyOf } from '../alerts/alert-policy.js';
 import { connectSpecOf, probeOptionsOf } from '../changes/observe-server.js';
 import { recordObservation, type RecordedObservation } from '../changes/record-observation.js';
@@ -28,6 +28,26 @@ export interface WatcherDeps {
   opens?: Limiter;
   /** How long a probe that sees a new listing waits for the held session's notification. */
   graceMs: number;
+}
+
+/** Probes of servers sharing a schedule are spread over up to this much. */
+const MAX_PROBE_JITTER_MS = 5_000;
+
+/**
+ * The random delay of each probe: up to 5 s, and never more than a quarter of the
+ * schedule's shortest period. node-cron counts the delay as part of the run, so with a
+ * 3 s schedule a 5 s delay made the next run skip (noOverlap): gaps of up to 8 s.
+ */
+export function probeJitterMs(expression: string): number {
+  const task = createTask(expression, () => {});
+  try {
+    const runs = task.getNextRuns(6).map((run) => run.getTime());
+    let period = Infinity;
+    for (let i = 1; i < runs.length; i++) period = Math.min(period, runs[i]! - runs[i - 1]!);
+    return Math.max(0, Math.min(MAX_PROBE_JITTER_MS, Math.floor(period / 4)));
+  } finally {
+    void task.destroy();
+  }
 }
 
 /** Design §2: http and sse servers are held; stdio servers only with --hold. */
@@ -62,7 +82,7 @@ export class ServerWatcher {
       name: `probe ${this.server.name}`,
       noOverlap: true,
       // Spread the probes of servers sharing a schedule over a few seconds.
-      maxRandomDelay: 5_000,
+      maxRandomDelay: probeJitterMs(expression),
     });
     if (isHeld(this.server)) {
       this.held = new HeldSession(

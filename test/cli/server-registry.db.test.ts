@@ -93,13 +93,23 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
       'add',
       'secretive',
       '--url',
-      'https://user:hunter2@example.test/mcp',
+      'https://example.test/mcp',
       '--header',
       'X-Api-Key=sk-live-abc123',
       '--header',
       'Authorization=Bearer ${TOKEN}',
     );
     expect(added.code, added.stderr).toBe(0);
+    // A password in the URL is refused (it would be stored), without being repeated.
+    const withPassword = await cli(
+      'server',
+      'add',
+      'creds',
+      '--url',
+      'https://user:hunter2@example.test/mcp',
+    );
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stdout + withPassword.stderr).not.toContain('hunter2');
     const stdio = await cli(
       'server',
       'add',

@@ -21,7 +21,7 @@ describe('configuration', () => {
       DIGEST_SECONDS: 60,
       DEFAULT_SCHEDULE: '*/5 * * * *',
       HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: 9464,
+      HTTP_PORT: 8464,
       LOG_LEVEL: 'info',
       LISTING_MAX_PAGES: 100,
       LISTING_MAX_TOOLS: 10_000,

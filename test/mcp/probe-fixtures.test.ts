@@ -171,7 +171,7 @@ describe('probe: HTTP headers with ${VAR} references', () => {
     expect(result).toMatchObject({ ok: false, code: 'REMOTE_UNREACHABLE' });
     expect(!result.ok && result.reason).toBe(
       `connecting to server "guarded" (${http.baseUrl}/mcp): the server refused access ` +
-        '(HTTP 401 Unauthorized); check the configured headers',
+        '(HTTP 401 Unauthorized): "missing X-Api-Key"; check the configured headers',
     );
   });
 

@@ -159,14 +159,32 @@ describe('probe: misbehaving stdio servers', () => {
       name: 'quitter',
       transport: 'stdio' as const,
       command: process.execPath,
-      args: ['-e', 'process.exit(3)'],
+      args: ['-e', 'process.stderr.write("fatal: no key\\n"); process.exit(3)'],
       era: '2025' as const,
     };
     const { code, reason } = failure(await probe(spec, options));
     expect(code).toBe('REMOTE_UNREACHABLE');
     expect(reason).toMatch(
-      /^connecting to .*: the server process (exited with code 3|closed its input \(it exited or crashed\)) before answering$/,
+      /^connecting to .*: the server process exited with code 3 before answering; stderr: fatal: no key$/,
     );
+  });
+
+  it('waits for a process that closed its pipes to exit, and quotes its exit code and stderr', async () => {
+    // Issue 12, defect 9: the write fails on the closed pipe before the exit is seen.
+    const spec = {
+      name: 'slow-quitter',
+      transport: 'stdio' as const,
+      command: process.execPath,
+      args: [
+        '-e',
+        'process.stdin.destroy(); process.stdout.destroy(); setTimeout(() => { process.stderr.write("fatal: config missing\\n"); process.exit(3); }, 300);',
+      ],
+      era: '2025' as const,
+    };
+    expect(failure(await probe(spec, options))).toEqual({
+      code: 'REMOTE_UNREACHABLE',
+      reason: `connecting to server "slow-quitter" (${process.execPath} -e ${spec.args[1]!.slice(0, 120 - process.execPath.length - 4)}…): the server process exited with code 3 before answering; stderr: fatal: config missing`,
+    });
   });
 
   it('reports a command that does not exist', async () => {
@@ -230,10 +248,10 @@ describe('probe: misbehaving HTTP endpoints', () => {
   it('bounds a legacy SSE connect whose stream never starts', async () => {
     const url = `${silent.baseUrl}/sse`;
     const result = await probe({ name: 'silent', transport: 'sse', url }, short);
-    // Two request timeouts plus a margin: the SSE transport's own start has no timeout.
+    // The SSE transport's own start has no timeout: the connect as a whole has one.
     expect(failure(result)).toEqual({
       code: 'REMOTE_TIMEOUT',
-      reason: `connecting to server "silent" (${url}): no answer within 1800 ms`,
+      reason: `connecting to server "silent" (${url}): no answer within 600 ms`,
     });
     expect(result.durationMs).toBeLessThan(3000);
   });

@@ -3,15 +3,19 @@ import { isDriftError } from '../../src/errors.js';
 import { openSession, type McpSession } from '../../src/mcp/index.js';
 import { isAlive, stdioFixture } from '../support/mcp-fixtures.js';
 
-// What a held session (a later issue) builds on: the SDK client is reachable, change
-// notifications can be attached in both eras, and a dead server is noticed.
+// What a held session builds on: the SDK client is reachable, change notifications reach
+// `onToolsListChanged` in both eras (the transports hand them over before the SDK parses
+// them), and a dead server is noticed.
 
 const options = { env: {}, timeoutMs: 10_000, closeGraceMs: 500 };
 
-function nextNotification(session: McpSession): Promise<void> {
-  return new Promise((resolve) => {
-    session.client.setNotificationHandler('notifications/tools/list_changed', () => resolve());
-  });
+/** Session options whose `onToolsListChanged` resolves the promise `next()` returns. */
+function notifications() {
+  let resolve = () => {};
+  return {
+    onToolsListChanged: () => resolve(),
+    next: () => new Promise<void>((done) => (resolve = done)),
+  };
 }
 
 async function annotationsOf(session: McpSession, name: string): Promise<unknown> {
@@ -21,7 +25,11 @@ async function annotationsOf(session: McpSession, name: string): Promise<unknown
 
 describe('openSession', () => {
   it('delivers unsolicited list_changed on a 2025 connection and re-lists on demand', async () => {
-    const session = await openSession(stdioFixture('sdk1-server.mjs'), options);
+    const heard = notifications();
+    const session = await openSession(stdioFixture('sdk1-server.mjs'), {
+      ...options,
+      onToolsListChanged: heard.onToolsListChanged,
+    });
     try {
       expect(session.era).toBe('2025');
       expect(session.pid).toBeTypeOf('number');
@@ -30,7 +38,7 @@ describe('openSession', () => {
         destructiveHint: true,
         idempotentHint: true,
       });
-      const changed = nextNotification(session);
+      const changed = heard.next();
       await session.client.callTool({ name: 'relax_delete_note' });
       await changed;
       expect(await annotationsOf(session, 'delete_note')).toEqual({ readOnlyHint: true });
@@ -41,13 +49,17 @@ describe('openSession', () => {
   });
 
   it('delivers list_changed on a 2026 subscriptions/listen stream', async () => {
-    const session = await openSession(stdioFixture('sdk2-server.mjs'), options);
+    const heard = notifications();
+    const session = await openSession(stdioFixture('sdk2-server.mjs'), {
+      ...options,
+      onToolsListChanged: heard.onToolsListChanged,
+    });
     try {
       expect(session.era).toBe('2026');
       expect(session.protocolVersion).toBe('2026-07-28');
       const subscription = await session.client.listen({ toolsListChanged: true });
       expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
-      const changed = nextNotification(session);
+      const changed = heard.next();
       await session.client.callTool({ name: 'relax_purge_tenant' });
       await changed;
       expect(await annotationsOf(session, 'purge_tenant')).toEqual({ readOnlyHint: true });

@@ -147,9 +147,13 @@ describe(`the health and metrics endpoint (${backend})`, () => {
         cwd: database.dir,
       });
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe(
-        `mcp-drift: cannot listen on 127.0.0.1:${port} for health and metrics: the port is in use; ` +
-          'set HTTP_PORT to a free port (0 picks one) or HTTP_HOST to an address of this machine\n',
+      // The holder is this test process; see test/ops/ops-port.test.ts for the message whole.
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^mcp-drift: cannot listen on 127\\.0\\.0\\.1:${port} for health and metrics: the port is in use ` +
+            `by pid ${process.pid} \\([^\\n]*\\); ` +
+            'set HTTP_PORT to a free port \\(0 picks one\\) or HTTP_HOST to an address of this machine\\n$',
+        ),
       );
     } finally {
       await new Promise((resolve) => taken.close(resolve));

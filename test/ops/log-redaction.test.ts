@@ -8,8 +8,8 @@ describe('scrubbing secrets from log lines', () => {
         '{"msg":"cannot reach postgres://app:hunter2@db:5432/x or smtps://u:p%40ss@mail"}',
       ),
     ).toBe('{"msg":"cannot reach postgres://app:****@db:5432/x or smtps://u:****@mail"}');
-    expect(scrubSecrets('{"url":"http://127.0.0.1:9464/metrics"}')).toBe(
-      '{"url":"http://127.0.0.1:9464/metrics"}',
+    expect(scrubSecrets('{"url":"http://127.0.0.1:8464/metrics"}')).toBe(
+      '{"url":"http://127.0.0.1:8464/metrics"}',
     );
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maskValue } from '../../src/registry/redact.js';
-import { checkName, parsePairs } from '../../src/registry/server-spec.js';
+import { checkName, checkUrl, parsePairs } from '../../src/registry/server-spec.js';
 
 describe('server names', () => {
   it.each(['fs', 'my-server_2', 'a.b', 'X'])('accepts %s', (name) => {
@@ -49,5 +49,23 @@ describe('masking header and env values', () => {
     ['', ''],
   ])('%j shows as %j', (value, shown) => {
     expect(maskValue(value)).toBe(shown);
+  });
+});
+
+describe('--url', () => {
+  it('refuses credentials in the URL, names the fix, and never repeats the password', () => {
+    const attempt = () => checkUrl('http://monitor:hunter2-secret@127.0.0.1:3001/mcp');
+    expect(attempt).toThrow(
+      "invalid --url: it carries credentials (user:password@), which would be stored in the registry; register --url http://127.0.0.1:3001/mcp and pass them as a header instead: --header 'Authorization=Basic ${BASIC_AUTH}', with BASIC_AUTH set to the base64 of user:password in the environment of serve and check",
+    );
+    expect(() => checkUrl('http://only-user@127.0.0.1/mcp')).toThrow(/carries credentials/);
+    try {
+      attempt();
+    } catch (error) {
+      expect(String(error)).not.toContain('hunter2');
+    }
+  });
+  it('accepts http and https URLs without credentials', () => {
+    expect(checkUrl('https://mcp.example.com/mcp')).toBe('https://mcp.example.com/mcp');
   });
 });

@@ -41,3 +41,18 @@ export function withHints(
 export function relaxed(tools: RawTool[], name: string): RawTool[] {
   return withHints(tools, name, { readOnlyHint: true });
 }
+
+/** `n` tools that delete, each declared destructive: a listing to relax all at once. */
+export function destructiveTools(n: number): RawTool[] {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `delete_record_${String(i).padStart(4, '0')}`,
+    description: 'Deletes one record for good.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+    annotations: { readOnlyHint: false, destructiveHint: true },
+  }));
+}
+
+/** The listing with every tool re-declared read-only. */
+export function allReadOnly(tools: RawTool[]): RawTool[] {
+  return tools.map((tool) => ({ ...tool, annotations: { readOnlyHint: true } }));
+}

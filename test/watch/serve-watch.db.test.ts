@@ -260,13 +260,20 @@ describe(`serve watching servers (${backend})`, () => {
       });
       server = await startHttpFixture('sdk1-server.mjs', [], { port: server.port });
       fixtures.push(server);
-      await waitFor(`outage ${round} to close`, async () => {
-        const closed = await handle.db
-          .select()
-          .from(outages)
-          .where(and(eq(outages.serverId, id), isNotNull(outages.upAt)));
-        return closed.length === round ? closed : undefined;
-      });
+      // Sessions this short never prove themselves, so each reconnect waits longer than the
+      // one before (1 s, 2 s, 4 s, … with jitter): a server that flaps is retried ever
+      // more slowly (issue 12, defect 5).
+      await waitFor(
+        `outage ${round} to close`,
+        async () => {
+          const closed = await handle.db
+            .select()
+            .from(outages)
+            .where(and(eq(outages.serverId, id), isNotNull(outages.upAt)));
+          return closed.length === round ? closed : undefined;
+        },
+        75_000,
+      );
     }
     await sessionUp(id);
     expect(await handle.db.select().from(changes).where(eq(changes.serverId, id))).toEqual([]);

@@ -1,0 +1,348 @@
+// Hostile servers next to healthy ones (issue 12, acceptance 2): a real `mcp-drift serve`
+// probing 10 healthy Streamable HTTP servers every 3 s, once alone (the baseline) and once
+// beside a server flooding notifications/tools/list_changed (20,000 a second), one
+// answering tools/list with a 200 MB page, and one whose cursor never ends. Prints how late
+// the healthy probes were, how /healthz answered, and serve's peak memory, both runs side
+// by side. Run alone with `npm run bench -- hostile`.
+//
+// Settings (environment): BENCH_HOSTILE_DB=pglite|postgres (default pglite),
+// BENCH_HOSTILE_SECONDS (60: the measured window of each run), BENCH_HOSTILE_SERVE_NODE_ARGS
+// (node flags for serve, space-separated, e.g. --trace-gc), BENCH_HOSTILE_KEEP_LOG (a directory: serve's
+// logs are copied there as serve-alone.log and serve-hostile.log).
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { observations, servers } from '../src/db/schema.js';
+import { startHttpFixture, type HttpFixture } from '../test/support/mcp-fixtures.js';
+import { FixtureServers } from './watch-fixtures.js';
+import {
+  BenchDatabase,
+  buildIfStale,
+  memoryOf,
+  postgresReachable,
+  ServeProcess,
+  type Backend,
+} from './watch-monitor.js';
+
+const HEALTHY = 10;
+const PERIOD_MS = 3_000;
+const EVERY_3S = '*/3 * * * * *';
+/** Issue 12's targets. */
+const TARGET_GAP_MS = 6_000;
+const TARGET_HEALTHZ_MS = 100;
+const TARGET_PEAK_MB = 400;
+const HEALTHZ_EVERY_MS = 100;
+
+interface RunFigures {
+  /** Largest gap between two consecutive probes of one healthy server. */
+  maxGapMs: number;
+  gapsOverTarget: number;
+  /** Probe start − its 3 s slot, over all healthy probes. */
+  lateness: number[];
+  probes: number;
+  expectedProbes: number;
+  healthz: number[];
+  healthzFailures: number;
+  peakRssBytes: number;
+  maxSampledRssBytes: number;
+  hostileErrors: Record<string, number>;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+async function startHostile(): Promise<Record<string, HttpFixture>> {
+  const script = 'hostile-server.mjs';
+  const [flood, page, cursor] = await Promise.all([
+    startHttpFixture(script, ['--mode', 'flood', '--rate', '20000']),
+    startHttpFixture(script, ['--mode', 'huge-page', '--page-bytes', String(200 * 1024 * 1024)]),
+    startHttpFixture(script, ['--mode', 'endless-pages']),
+  ]);
+  return { flood: flood!, 'page-200MB': page!, 'endless-cursor': cursor! };
+}
+
+async function runOnce(
+  backend: Backend,
+  healthy: string[],
+  hostile: Record<string, HttpFixture> | null,
+  seconds: number,
+): Promise<RunFigures> {
+  const hostileUrls = hostile
+    ? Object.values(hostile).map((fixture) => `${fixture.baseUrl}/mcp`)
+    : [];
+  const database = await BenchDatabase.create(backend, [...healthy, ...hostileUrls]);
+  let serve: ServeProcess | undefined;
+  try {
+    const nodeArgs = (process.env.BENCH_HOSTILE_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    serve = ServeProcess.start(database, { LOG_LEVEL: 'info', HTTP_PORT: '0' }, nodeArgs);
+    await database.reopen(serve, 60_000);
+    const running = serve;
+    const db = database.db;
+    await db.update(servers).set({ schedule: EVERY_3S, enabled: true });
+    const rows = await database.serverRows();
+    const healthyIds = rows.slice(0, HEALTHY).map((row) => row.id);
+    const hostileIds = new Map(
+      rows.slice(HEALTHY).map((row, i) => [row.id, Object.keys(hostile ?? {})[i]!]),
+    );
+    const url = await healthzUrl(running);
+
+    // Warm-up: every healthy server probed once.
+    const warm = Date.now() + 60_000;
+    for (;;) {
+      if (!running.running) throw new Error(`serve exited:\n${running.logTail()}`);
+      const [row] = await db
+        .select({ n: sql<number>`count(distinct ${observations.serverId})::int` })
+        .from(observations)
+        .where(and(inArray(observations.serverId, healthyIds), eq(observations.outcome, 'ok')));
+      if ((row?.n ?? 0) >= HEALTHY) break;
+      if (Date.now() > warm) throw new Error('the healthy servers were not probed in time');
+      await sleep(500);
+    }
+
+    const from = new Date();
+    const until = Date.now() + seconds * 1000;
+    const healthz: number[] = [];
+    let healthzFailures = 0;
+    let maxSampledRssBytes = 0;
+    const polling = (async () => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        try {
+          const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+          await response.text();
+          if (response.status !== 200) healthzFailures++;
+        } catch {
+          healthzFailures++;
+        }
+        healthz.push(performance.now() - started);
+        await sleep(Math.max(0, HEALTHZ_EVERY_MS - (performance.now() - started)));
+      }
+    })();
+    const sampling = (async () => {
+      while (Date.now() < until) {
+        maxSampledRssBytes = Math.max(maxSampledRssBytes, memoryOf(running.pid).rss);
+        await sleep(1_000);
+      }
+    })();
+    await Promise.all([polling, sampling]);
+    const to = new Date();
+    const peakRssBytes = memoryOf(running.pid).peak;
+
+    const probes = await db
+      .select({ serverId: observations.serverId, startedAt: observations.startedAt })
+      .from(observations)
+      .where(
+        and(
+          inArray(observations.serverId, healthyIds),
+          eq(observations.trigger, 'poll'),
+          gte(observations.startedAt, from),
+        ),
+      )
+      .orderBy(asc(observations.startedAt));
+    const inWindow = probes.filter((probe) => probe.startedAt <= to);
+    let maxGapMs = 0;
+    let gapsOverTarget = 0;
+    const lateness: number[] = [];
+    for (const id of healthyIds) {
+      const times = inWindow
+        .filter((probe) => probe.serverId === id)
+        .map((probe) => probe.startedAt.getTime());
+      // The window's edges count as probes, so that a server never probed shows its gap.
+      const edges = [from.getTime(), ...times, to.getTime()];
+      for (let i = 1; i < edges.length; i++) {
+        const gap = edges[i]! - edges[i - 1]!;
+        maxGapMs = Math.max(maxGapMs, gap);
+        if (gap > TARGET_GAP_MS) gapsOverTarget++;
+      }
+      for (const at of times) lateness.push(at - Math.floor(at / PERIOD_MS) * PERIOD_MS);
+    }
+    const hostileErrors: Record<string, number> = {};
+    if (hostileIds.size > 0) {
+      const errors = await db
+        .select({ serverId: observations.serverId, n: sql<number>`count(*)::int` })
+        .from(observations)
+        .where(
+          and(
+            inArray(observations.serverId, [...hostileIds.keys()]),
+            eq(observations.outcome, 'error'),
+          ),
+        )
+        .groupBy(observations.serverId);
+      for (const [id, name] of hostileIds) {
+        hostileErrors[name] = errors.find((row) => row.serverId === id)?.n ?? 0;
+      }
+    }
+    await database.close();
+    await serve.stop();
+    return {
+      maxGapMs,
+      gapsOverTarget,
+      lateness,
+      probes: inWindow.length,
+      expectedProbes: Math.floor(((to.getTime() - from.getTime()) / PERIOD_MS) * HEALTHY),
+      healthz,
+      healthzFailures,
+      peakRssBytes,
+      maxSampledRssBytes,
+      hostileErrors,
+    };
+  } finally {
+    await database.close().catch(() => {});
+    await serve?.stop().catch(() => {});
+    const keep = process.env.BENCH_HOSTILE_KEEP_LOG;
+    if (keep && serve) {
+      copyFileSync(serve.logFile, path.join(keep, `serve-${hostile ? 'hostile' : 'alone'}.log`));
+    }
+    await database.drop().catch((error: unknown) => console.error('could not drop:', error));
+  }
+}
+
+/** The health endpoint serve logged in its "mcp-drift serving" line. */
+async function healthzUrl(serve: ServeProcess): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    for (const line of serve.logTail(200).split('\n')) {
+      if (!line.includes('"msg":"mcp-drift serving"')) continue;
+      const http = (JSON.parse(line) as { http?: string }).http;
+      if (http) return `${http}/healthz`;
+    }
+    if (Date.now() > deadline) throw new Error(`serve logged no http URL:\n${serve.logTail()}`);
+    await sleep(200);
+  }
+}
+
+function print(baseline: RunFigures, hostile: RunFigures): void {
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)} ×` : '');
+  const rows: Array<[string, string, string, string, string]> = [
+    [
+      'healthy probes: max gap between two',
+      ms(baseline.maxGapMs),
+      ms(hostile.maxGapMs),
+      ratio(hostile.maxGapMs, baseline.maxGapMs),
+      `≤ ${ms(TARGET_GAP_MS)}`,
+    ],
+    ['  gaps over 6 s', String(baseline.gapsOverTarget), String(hostile.gapsOverTarget), '', '0'],
+    [
+      '  lateness after the slot, p50',
+      ms(percentile(baseline.lateness, 50)),
+      ms(percentile(hostile.lateness, 50)),
+      ratio(percentile(hostile.lateness, 50), percentile(baseline.lateness, 50)),
+      '',
+    ],
+    [
+      '  lateness after the slot, p99',
+      ms(percentile(baseline.lateness, 99)),
+      ms(percentile(hostile.lateness, 99)),
+      ratio(percentile(hostile.lateness, 99), percentile(baseline.lateness, 99)),
+      '',
+    ],
+    [
+      '  lateness after the slot, max',
+      ms(Math.max(...baseline.lateness)),
+      ms(Math.max(...hostile.lateness)),
+      ratio(Math.max(...hostile.lateness), Math.max(...baseline.lateness)),
+      '',
+    ],
+    [
+      "  probes (of the schedule's)",
+      `${baseline.probes}/${baseline.expectedProbes}`,
+      `${hostile.probes}/${hostile.expectedProbes}`,
+      '',
+      '',
+    ],
+    [
+      '/healthz latency, p50',
+      ms(percentile(baseline.healthz, 50)),
+      ms(percentile(hostile.healthz, 50)),
+      ratio(percentile(hostile.healthz, 50), percentile(baseline.healthz, 50)),
+      '',
+    ],
+    [
+      '/healthz latency, max',
+      ms(Math.max(...baseline.healthz)),
+      ms(Math.max(...hostile.healthz)),
+      ratio(Math.max(...hostile.healthz), Math.max(...baseline.healthz)),
+      `≤ ${ms(TARGET_HEALTHZ_MS)}`,
+    ],
+    [
+      '  requests over 100 ms',
+      String(baseline.healthz.filter((value) => value > TARGET_HEALTHZ_MS).length),
+      String(hostile.healthz.filter((value) => value > TARGET_HEALTHZ_MS).length),
+      '',
+      '0',
+    ],
+    [
+      '  requests, of which failed',
+      `${baseline.healthz.length}, ${baseline.healthzFailures}`,
+      `${hostile.healthz.length}, ${hostile.healthzFailures}`,
+      '',
+      '',
+    ],
+    [
+      'serve peak RSS (VmHWM)',
+      mb(baseline.peakRssBytes),
+      mb(hostile.peakRssBytes),
+      ratio(hostile.peakRssBytes, baseline.peakRssBytes),
+      `≤ ${TARGET_PEAK_MB} MB`,
+    ],
+    [
+      'serve RSS, max of 1 s samples',
+      mb(baseline.maxSampledRssBytes),
+      mb(hostile.maxSampledRssBytes),
+      ratio(hostile.maxSampledRssBytes, baseline.maxSampledRssBytes),
+      '',
+    ],
+  ];
+  const head: [string, string, string, string, string] = [
+    'figure',
+    'alone',
+    'hostile',
+    'ratio',
+    'target',
+  ];
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((row) => row[i]!.length)));
+  for (const row of [head, ...rows]) {
+    console.log(
+      `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`,
+    );
+  }
+  console.log(
+    `  (error observations of the hostile servers: ${JSON.stringify(hostile.hostileErrors)})`,
+  );
+}
+
+export async function runHostileBench(): Promise<void> {
+  if (buildIfStale() === 'built') console.log('  (built dist/ first)');
+  const wanted = process.env.BENCH_HOSTILE_DB ?? 'pglite';
+  if (wanted !== 'pglite' && wanted !== 'postgres') throw new Error(`BENCH_HOSTILE_DB=${wanted}?`);
+  if (wanted === 'postgres' && !(await postgresReachable()))
+    throw new Error('PostgreSQL does not answer');
+  const backend: Backend = wanted;
+  const seconds = Number(process.env.BENCH_HOSTILE_SECONDS ?? 60);
+  const healthy = await FixtureServers.start({
+    servers: HEALTHY,
+    processes: 1,
+    tools: 20,
+    kind: 'server',
+    timeoutMs: 30_000,
+  });
+  const hostile = await startHostile();
+  try {
+    console.log(
+      `  ${HEALTHY} healthy servers probed every 3 s, ${seconds} s measured per run, on ${backend}`,
+    );
+    const baseline = await runOnce(backend, healthy.urls, null, seconds);
+    const withHostile = await runOnce(backend, healthy.urls, hostile, seconds);
+    print(baseline, withHostile);
+  } finally {
+    await Promise.all(Object.values(hostile).map((fixture) => fixture.stop()));
+    await healthy.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runHostileBench();

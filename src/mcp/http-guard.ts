@@ -1,0 +1,224 @@
+/*
+ * What the HTTP transports read, bounded before the SDK sees it. The SDK reads a JSON
+ * answer whole (`response.json()`, and `response.text()` for an error), and an SSE event
+ * whole, before any cap of ours could apply: a 50 MB page cost 660 MB of memory, and an
+ * endless one never ended. Given to the SDK as its `fetch`, this wraps every response body:
+ * a declared Content-Length over the cap fails at once, a JSON body is counted as it
+ * streams in, and on an SSE stream each event is counted on its own (a stream may last for
+ * days; it is one event that must fit the cap, as one line must over stdio).
+ *
+ * It also takes change notifications off SSE streams before the SDK parses and validates
+ * them (two schema checks and a promise each): a server sending 20,000 a second stalled
+ * the whole service. Each is handed to `onToolsListChanged` at the cost of finding its
+ * end and looking at its few bytes, and dropped. (A dropped event's `id` is not
+ * remembered: resuming after a drop may replay change notifications, which cost as little.)
+ */
+
+export interface HttpGuardOptions {
+  /** One JSON body, or one SSE event, larger than this drops the connection. */
+  maxMessageBytes: number;
+  /** Each `notifications/tools/list_changed` seen on an SSE stream, which is then dropped. */
+  onToolsListChanged?: () => void;
+  /** Called once, with the reason, when a response broke the cap. */
+  onFatal?: (reason: string) => void;
+}
+
+/** A response body broke the size cap; the guard's `fatal` says how. */
+export class MessageTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** Events up to this size are held until they end, to see whether they are a notification. */
+const NOTIFICATION_MAX_BYTES = 512;
+const LIST_CHANGED = 'notifications/tools/list_changed';
+/** Statuses whose responses cannot carry a body (the Response constructor refuses one). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+export class HttpGuard {
+  /** Why the connection was dropped, once a response broke the cap. */
+  fatal: string | null = null;
+  readonly fetch: typeof fetch;
+
+  constructor(private readonly options: HttpGuardOptions) {
+    this.fetch = (input, init) => this.guardedFetch(input, init);
+  }
+
+  private async guardedFetch(
+    input: Parameters<typeof fetch>[0],
+    init?: Parameters<typeof fetch>[1],
+  ): Promise<Response> {
+    const response = await fetch(input, init);
+    const body = response.body;
+    if (!body || NULL_BODY.has(response.status)) return response;
+    const limit = this.options.maxMessageBytes;
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > limit) {
+      void body.cancel().catch(() => {});
+      throw this.fail(
+        `the server announced a message of ${declared} bytes (Content-Length), more than the listing size cap allows (${limit} bytes)`,
+      );
+    }
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const guarded =
+      type === 'text/event-stream'
+        ? body.pipeThrough(this.eventStream())
+        : body.pipeThrough(this.counted());
+    return new Response(guarded, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  private fail(reason: string): MessageTooLargeError {
+    if (this.fatal === null) {
+      this.fatal = reason;
+      this.options.onFatal?.(reason);
+    }
+    return new MessageTooLargeError(reason);
+  }
+
+  private tooLarge(what: string): MessageTooLargeError {
+    return this.fail(
+      `the server sent ${what} larger than ${this.options.maxMessageBytes} bytes, more than the listing size cap allows`,
+    );
+  }
+
+  /** A whole body, counted as it streams in. */
+  private counted(): TransformStream<Uint8Array, Uint8Array> {
+    let bytes = 0;
+    return new TransformStream({
+      transform: (chunk, controller) => {
+        bytes += chunk.byteLength;
+        if (bytes > this.options.maxMessageBytes) {
+          controller.error(this.tooLarge('a message'));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    });
+  }
+
+  /**
+   * An SSE stream, event by event: an event ends at a blank line (LF, CR or CRLF line
+   * endings). Small events are held until they end; one that is a change notification is
+   * reported and dropped, any other passes on unchanged, in order.
+   */
+  private eventStream(): TransformStream<Uint8Array, Uint8Array> {
+    const limit = this.options.maxMessageBytes;
+    let held: Uint8Array[] = [];
+    let heldBytes = 0;
+    /** The current event grew too large to be a notification: its bytes pass at once. */
+    let passing = false;
+    let eventBytes = 0;
+    let lineEmpty = true;
+    let afterCR = false;
+
+    const endEvent = (controller: TransformStreamDefaultController<Uint8Array>) => {
+      if (!passing && this.isListChanged(held, heldBytes)) {
+        this.options.onToolsListChanged?.();
+      } else {
+        for (const piece of held) controller.enqueue(piece);
+      }
+      held = [];
+      heldBytes = 0;
+      passing = false;
+      eventBytes = 0;
+    };
+    const keep = (piece: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
+      if (piece.byteLength === 0) return;
+      if (passing) {
+        controller.enqueue(piece);
+        return;
+      }
+      held.push(piece);
+      heldBytes += piece.byteLength;
+      if (heldBytes > NOTIFICATION_MAX_BYTES) {
+        passing = true;
+        for (const part of held) controller.enqueue(part);
+        held = [];
+        heldBytes = 0;
+      }
+    };
+
+    return new TransformStream({
+      transform: (chunk, controller) => {
+        let start = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const byte = chunk[i]!;
+          if (afterCR && byte === LF) {
+            afterCR = false; // the second half of a CRLF
+            continue;
+          }
+          afterCR = byte === CR;
+          if (byte === LF || byte === CR) {
+            if (lineEmpty) {
+              keep(chunk.subarray(start, i + 1), controller);
+              start = i + 1;
+              endEvent(controller);
+            }
+            lineEmpty = true;
+          } else {
+            lineEmpty = false;
+            if (++eventBytes > limit) {
+              controller.error(this.tooLarge('an event'));
+              return;
+            }
+          }
+        }
+        keep(chunk.subarray(start), controller);
+      },
+      flush: (controller) => {
+        for (const piece of held) controller.enqueue(piece);
+      },
+    });
+  }
+
+  /** Whether the held event is exactly a `notifications/tools/list_changed` message. */
+  private isListChanged(held: Uint8Array[], bytes: number): boolean {
+    if (bytes === 0) return false;
+    const text = Buffer.concat(held, bytes).toString('utf8');
+    if (!text.includes(LIST_CHANGED)) return false;
+    let data = '';
+    let lines = 0;
+    for (const line of text.split(/\r\n|\r|\n/)) {
+      if (line === '') continue;
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(line[colon + 1] === ' ' ? colon + 2 : colon + 1);
+      if (field === 'data') {
+        data = lines === 0 ? value : `${data}\n${value}`;
+        lines++;
+      } else if (field === 'event') {
+        if (value !== '' && value !== 'message') return false;
+      } else if (field !== 'id' && field !== '') {
+        return false; // retry, or a field the SDK's parser reports: left to it
+      }
+    }
+    return isListChangedMessage(data);
+  }
+}
+
+/** A JSON-RPC `notifications/tools/list_changed` (a notification: no id), as text. */
+export function isListChangedMessage(text: string): boolean {
+  if (!text.includes(LIST_CHANGED)) return false;
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    !Array.isArray(message) &&
+    (message as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+    (message as { method?: unknown }).method === LIST_CHANGED &&
+    !('id' in message)
+  );
+}
