@@ -1,16 +1,16 @@
 # mcp-drift as a service. Build: `docker build -t mcp-drift .`; the stack (PostgreSQL, a mail
 # server and the service) is in docker-compose.yml.
 #
-# Three stages: `build` compiles TypeScript with every dependency; `deps` installs the
-# production dependencies alone; the final image gets those and the compiled code, nothing
-# else. package.json's `prepare` script runs the build, so installs skip scripts; no
+# Three stages: `build` bundles the program (scripts/build.mjs, esbuild) with every
+# dependency; `deps` installs the production dependencies alone (PGlite, which the bundle
+# loads from node_modules); the final image gets those and the bundle, nothing else. package.json's `prepare` script runs the build, so installs skip scripts; no
 # dependency needs one (PGlite is WebAssembly, the rest is plain JavaScript).
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
-COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

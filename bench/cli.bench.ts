@@ -35,6 +35,8 @@ interface Row {
   label: string;
   /** Issue 15's bound on the ratio to bare node, where it sets one. */
   target?: number;
+  /** What node runs: the CLI, unless a floor (bench/cli-floor.mjs) is measured. */
+  script?: string;
   args: string[];
   env: Record<string, string>;
   cwd: string;
@@ -48,6 +50,9 @@ interface Measured {
   baselineCpuMs: number[];
   cpuRatios: number[];
 }
+
+/** Floors: what the CLI's figures are bounded by, measured the same way (cli-floor.mjs). */
+const FLOOR = fileURLToPath(new URL('./cli-floor.mjs', import.meta.url));
 
 const CPU_PRELOAD = fileURLToPath(new URL('./cpu-at-exit.cjs', import.meta.url));
 const cpuDir = mkdtempSync(path.join(tmpdir(), 'mcp-drift-bench-cpu-'));
@@ -86,7 +91,7 @@ function measure(row: Row): Measured {
   const bare = ['-e', '0'];
   for (let i = 0; i < WARMUPS; i++) {
     timed(bare, row.env, row.cwd);
-    timed([CLI, ...row.args], row.env, row.cwd);
+    timed([row.script ?? CLI, ...row.args], row.env, row.cwd);
   }
   const measured: Measured = {
     ms: [],
@@ -98,7 +103,7 @@ function measure(row: Row): Measured {
   };
   for (let i = 0; i < RUNS; i++) {
     const baseline = timed(bare, row.env, row.cwd);
-    const run = timed([CLI, ...row.args], row.env, row.cwd);
+    const run = timed([row.script ?? CLI, ...row.args], row.env, row.cwd);
     measured.baselineMs.push(baseline.ms);
     measured.ms.push(run.ms);
     measured.ratios.push(run.ms / baseline.ms);
@@ -179,6 +184,20 @@ async function measureAll(): Promise<void> {
   const results: Array<[Row, Measured | { skipped: string }]> = [];
   const run = (row: Row) => results.push([row, measure(row)]);
 
+  run({
+    label: 'floor: an empty ES module',
+    script: FLOOR,
+    args: ['empty'],
+    env: plain,
+    cwd: ROOT,
+  });
+  run({
+    label: 'floor: import commander',
+    script: FLOOR,
+    args: ['commander'],
+    env: plain,
+    cwd: ROOT,
+  });
   run({ label: '--help', target: 1.5, args: ['--help'], env: plain, cwd: ROOT });
   run({ label: '--version', args: ['--version'], env: plain, cwd: ROOT });
   run({
@@ -202,6 +221,13 @@ async function measureAll(): Promise<void> {
   if (await postgresReachable()) {
     await withDatabase('postgres', async (database) => {
       run({ ...postgresRow, env: cliEnv(database), cwd: database.home });
+      run({
+        label: 'floor: postgres.js and one query, PostgreSQL',
+        script: FLOOR,
+        args: ['query'],
+        env: cliEnv(database),
+        cwd: database.home,
+      });
     });
   } else {
     results.push([postgresRow, { skipped: 'no PostgreSQL on 127.0.0.1:5432' }]);
@@ -229,6 +255,12 @@ async function measureAll(): Promise<void> {
         ...direct,
         label: `server list, embedded database through serve's socket`,
         target: 3,
+      });
+      run({
+        ...direct,
+        label: "floor: postgres.js and one query, through serve's socket",
+        script: FLOOR,
+        args: ['query'],
       });
     } finally {
       await serve.stop();

@@ -65,13 +65,12 @@ export function buildIfStale(): 'fresh' | 'built' {
   const sources = newest(path.join(ROOT, 'src'), '.ts', Math.max) ?? 0;
   let built: number | undefined;
   try {
-    built = newest(path.join(ROOT, 'dist'), '.js', Math.min);
+    built = newest(path.join(ROOT, 'dist'), 'js', Math.min);
   } catch {
     built = undefined;
   }
   if (built !== undefined && built >= sources) return 'fresh';
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
     cwd: ROOT,
     stdio: 'inherit',
     timeout: 180_000,

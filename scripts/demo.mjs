@@ -68,7 +68,7 @@ function indent(text, prefix = '    ') {
     .join('\n');
 }
 
-/** Rebuilds dist/ only when src/ changed since the last build: tsc takes 15–30 s here. */
+/** Rebuilds dist/ only when src/ changed since the last build (scripts/build.mjs). */
 async function ensureBuilt() {
   const newest = (dir) =>
     readdirSync(dir, { withFileTypes: true }).reduce((max, entry) => {
@@ -77,13 +77,11 @@ async function ensureBuilt() {
     }, 0);
   const sources = Math.max(
     newest(path.join(ROOT, 'src')),
-    statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs,
-    statSync(path.join(ROOT, 'tsconfig.build.json')).mtimeMs,
+    statSync(path.join(ROOT, 'scripts', 'build.mjs')).mtimeMs,
   );
   if (existsSync(CLI) && statSync(CLI).mtimeMs >= sources) return;
   say('building dist/ (src/ changed since the last build)…');
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
     cwd: ROOT,
     stdio: 'inherit',
   });

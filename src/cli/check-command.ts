@@ -2,15 +2,18 @@ import { checkServer } from '../changes/check-server.js';
 import { formatFindingsText } from '../diff/index.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
-import { enforceFailOn, severityFlag } from './flags.js';
+import { sarifLog } from '../diff/sarif.js';
+import { enforceFailOn, formatFlag, severityFlag } from './flags.js';
 import { printJson, printLine, short } from './output.js';
+import { packageVersion } from './version.js';
 
 /** `mcp-drift check NAME`: see checkServer. */
 export async function checkCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
-  const opts = run.opts as { failOn?: string; json?: boolean };
+  const opts = run.opts as { failOn?: string; format?: string; json?: boolean };
   const problems = new Problems();
   const failOn = severityFlag(problems, '--fail-on', opts.failOn);
+  const format = formatFlag(problems, opts.format, opts.json);
   problems.throwIfAny();
   const ctx = await run.context();
   const report = await ctx.withDatabase((db) =>
@@ -21,8 +24,13 @@ export async function checkCommand(run: CommandRun): Promise<void> {
       logger: ctx.logger,
     }),
   );
-  if (opts.json) {
+  if (format === 'json') {
     printJson(report);
+  } else if (format === 'sarif') {
+    // A live server is in no file: the findings carry logical locations only.
+    printJson(
+      sarifLog({ findings: report.findings, locate: () => null, toolVersion: packageVersion() }),
+    );
   } else {
     const { observation, baseline, change } = report;
     const info = observation.serverInfo as { name?: string; version?: string } | null;

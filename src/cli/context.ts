@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import type { Actor } from '../audit/operator-actions-repo.js';
 import { loadConfig, readEnvironment, type Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { openDatabase, type Database, type DatabaseHandle } from '../db/client.js';
+import type { Database, DatabaseHandle } from '../db/client.js';
 import { createLogger, type Logger } from '../log.js';
 
 /** What every command that needs more than its flags gets (see CommandRun.context). */
@@ -36,6 +36,8 @@ export function createContext(options: { quiet: boolean; signal: AbortSignal }):
     actor: { name: systemUser(), via: 'cli' },
     signal: options.signal,
     async withDatabase(fn) {
+      // Loaded here, not above: lock and verify take a context and never open a database.
+      const { openDatabase } = await import('../db/client.js');
       const handle = await openDatabase({
         databaseUrl: config.DATABASE_URL,
         home: config.MCP_DRIFT_HOME,

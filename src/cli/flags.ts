@@ -47,6 +47,26 @@ export function limitFlag(problems: Problems, text: string | undefined): number 
   return text === undefined ? 50 : positiveInteger(problems, '--limit', text);
 }
 
+export const FORMATS = ['text', 'json', 'sarif'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** `--format text|json|sarif`; `--json` is short for `--format json`. */
+export function formatFlag(
+  problems: Problems,
+  value: string | undefined,
+  json: boolean | undefined,
+): Format {
+  if (value === undefined) return json ? 'json' : 'text';
+  if (!(FORMATS as readonly string[]).includes(value)) {
+    problems.add('USAGE', `invalid --format "${value}": use one of ${FORMATS.join(', ')}`);
+    return 'text';
+  }
+  if (json && value !== 'json') {
+    problems.add('USAGE', `--json is --format json: give one of --json and --format ${value}`);
+  }
+  return value as Format;
+}
+
 /** Called after the output is printed: exit 1 says the threshold was reached (design §7). */
 export function enforceFailOn(severity: ChangeSeverity, failOn: Severity | undefined): void {
   if (failOn !== undefined && severityAtLeast(severity, failOn)) {

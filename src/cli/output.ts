@@ -1,3 +1,4 @@
+import path from 'node:path';
 // format-text.js alone: the registry commands have no use for the rest of the diff engine.
 import { sanitizeForTerminal } from '../diff/format-text.js';
 
@@ -5,7 +6,7 @@ let documentPrinted = false;
 
 /**
  * stdout carries data only; logs go to stderr. `--json` prints one document: once a
- * command has printed its own, a failure adds none (main.ts).
+ * command has printed its own, a failure adds none (run-cli.ts).
  */
 export function printJson(value: unknown): void {
   documentPrinted = true;
@@ -42,4 +43,11 @@ export function formatTable(header: string[], rows: string[][]): string {
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** A file as SARIF names it: relative to where the command ran (the repository root in CI). */
+export function fileUri(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  const shown = relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+  return shown.split(path.sep).join('/');
 }

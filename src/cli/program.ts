@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { DriftError } from '../errors.js';
 import type { CommandAction, CommandRun } from './command-run.js';
+import { packageVersion } from './version.js';
 
 /*
  * The whole command line: every command, its arguments, flags, help and examples. Each
@@ -10,7 +10,7 @@ import type { CommandAction, CommandRun } from './command-run.js';
  * Nothing here may import more than commander: this file is loaded on every call.
  */
 
-/** How main.ts hands a command what it needs beyond its flags. */
+/** How run-cli.ts hands a command what it needs beyond its flags. */
 export interface RunSupport {
   rest: string[] | undefined;
   context: CommandRun['context'];
@@ -20,11 +20,8 @@ const LEVELS = 'critical, high, medium, low or info';
 const TRUST = 'trusted, partial or untrusted';
 const ALERT_STATUSES = 'pending, sent, failed, undeliverable or acknowledged';
 const CHANNELS = 'email, slack or webhook';
-
-function packageVersion(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
+const LOCKFILE = 'mcp-drift.lock.json';
+const HOSTS = 'claude-desktop, claude-code, cursor, vscode or windsurf';
 
 /** Repeated flags (`--header A=1 --header B=2`) collect into a list. */
 const collect = (value: string, previous: string[] | undefined): string[] => [
@@ -38,6 +35,16 @@ function examples(...lines: string[]): string {
 
 function jsonFlag(command: Command): Command {
   return command.option('--json', 'print one JSON document on stdout (logs go to stderr)');
+}
+
+/** The findings commands print text, JSON, or SARIF for code-scanning dashboards. */
+function formatFlags(command: Command): Command {
+  return jsonFlag(
+    command.option(
+      '--format <FORMAT>',
+      'text (the default), json (as --json) or sarif (SARIF 2.1.0, for code scanning)',
+    ),
+  );
 }
 
 export function buildProgram(support: RunSupport): Command {
@@ -70,6 +77,8 @@ export function buildProgram(support: RunSupport): Command {
     .helpCommand('help [COMMAND...]', 'show the help of a command (e.g. mcp-drift help server add)')
     .option('--verbose', 'print the stack trace of an unexpected error (anywhere before --)')
     .configureHelp({
+      // The width the build renders the pages at (help-pages.ts): the same on every terminal.
+      helpWidth: 80,
       showGlobalOptions: true,
       // `check <NAME>`: every command has options, so "[options]" says nothing in a list.
       subcommandTerm: (command) =>
@@ -109,7 +118,7 @@ Every listing command takes --json. Configuration comes from the environment or 
 
   addServerCommands(program, lazy);
 
-  jsonFlag(
+  formatFlags(
     program
       .command('check')
       .summary('list a server now, diff it against its baseline, print')
@@ -125,7 +134,7 @@ Every listing command takes --json. Configuration comes from the environment or 
     )
     .action(lazy(async () => (await import('./check-command.js')).checkCommand));
 
-  jsonFlag(
+  formatFlags(
     program
       .command('diff')
       .summary('offline diff of two listing files')
@@ -148,6 +157,47 @@ Every listing command takes --json. Configuration comes from the environment or 
       ),
     )
     .action(lazy(async () => (await import('./diff-command.js')).diffCommand));
+
+  jsonFlag(
+    program
+      .command('lock')
+      .summary('list servers now and write their listings to a lockfile, for verify in CI')
+      .description(
+        'List each server of the host configs given (or, without --config, of the registry) and write what it lists to the lockfile: per server the canonical listing, its hash, the server’s name and version and the protocol version, one tool per block. An existing lock is kept as reviewed: new servers are added, and --update accepts every current listing. Needs no database with --config.',
+      )
+      .option(
+        '--config <FILE>',
+        'a host config (.mcp.json, .vscode/mcp.json…); repeat for more',
+        collect,
+      )
+      .option('--out <FILE>', `the lockfile (default ${LOCKFILE})`)
+      .option('--update', 'accept the current listings, and drop servers no longer configured'),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift lock --config .mcp.json', 'mcp-drift lock --config .mcp.json --update'),
+    )
+    .action(lazy(async () => (await import('./lock-command.js')).lockCommand));
+
+  formatFlags(
+    program
+      .command('verify')
+      .summary('list locked servers now and diff each against the lockfile (CI, no database)')
+      .description(
+        'List each server again and diff its listing against the lockfile with the engine diff uses. The servers are those of --config, or else of the host configs the lockfile names. Exits 1 when --fail-on is reached, 3 when a configured server is not in the lock, 4 when one cannot be listed. Needs no database.',
+      )
+      .option('--lock <FILE>', `the lockfile (default ${LOCKFILE})`)
+      .option('--config <FILE>', 'a host config to take the servers from; repeat for more', collect)
+      .option('--fail-on <LEVEL>', `exit 1 when the severity reaches LEVEL (${LEVELS})`),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift verify --fail-on high',
+        'mcp-drift verify --config .mcp.json --format sarif > mcp-drift.sarif',
+      ),
+    )
+    .action(lazy(async () => (await import('./lock-command.js')).verifyCommand));
 
   jsonFlag(
     program
@@ -309,7 +359,9 @@ function registrationFlags(command: Command, editing: boolean): Command {
 function addServerCommands(program: Command, lazy: Lazy): void {
   const server = program
     .command('server')
-    .summary('the registry of watched servers (add, list, show, edit, enable, disable, remove)')
+    .summary(
+      'the registry of watched servers (add, import, list, show, edit, enable, disable, remove)',
+    )
     .description('The registry of watched MCP servers.');
   const load = async () => import('./server-command.js');
 
@@ -374,6 +426,31 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .addHelpText('after', examples(`mcp-drift server ${name} web`))
       .action(lazy(async () => (await load()).serverEnableCommand(name === 'enable')));
   }
+
+  jsonFlag(
+    server
+      .command('import')
+      .summary(
+        'register the servers of MCP hosts’ config files (Claude, Cursor, VS Code, Windsurf)',
+      )
+      .description(
+        'Register the servers written in MCP hosts’ config files: the FILEs given, or else every host’s documented per-user and per-project locations (this directory is the project). Environment references stay references; a literal secret is registered masked and reported. A name already registered, or an entry changed since it was imported, is reported and left alone unless --update. Every file is checked before anything is written.',
+      )
+      .argument('[FILE...]', 'host config files (JSON with comments); default: the hosts’ own')
+      .option('--from <HOST>', `only this host’s files, or the host the FILEs belong to (${HOSTS})`)
+      .option('--dry-run', 'print what would be registered, and write nothing')
+      .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
+      .option('--update', 'replace the connection of a clashing or changed server'),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift server import --dry-run',
+        'mcp-drift server import --from vscode',
+        'mcp-drift server import .mcp.json --prefix team- --update',
+      ),
+    )
+    .action(lazy(async () => (await import('./server-import-command.js')).serverImportCommand));
 
   jsonFlag(
     server

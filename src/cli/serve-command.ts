@@ -17,7 +17,7 @@ import type { CommandRun } from './command-run.js';
 import { keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
- * Runs the service until SIGINT/SIGTERM (main.ts enforces the shutdown deadline). The
+ * Runs the service until SIGINT/SIGTERM (run-cli.ts enforces the shutdown deadline). The
  * database is opened in sharing mode: on the embedded database, CLI commands reach it
  * through a unix socket while this runs.
  */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { DriftError } from '../errors.js';
-import { configFields, configSchema, crossFieldProblems, type Config } from './schema.js';
+import { CONFIG_FIELDS, parseConfig, type Config } from './schema.js';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -22,21 +22,12 @@ export function readEnvironment(cwd = process.cwd()): Environment {
 
 /** Validates the whole configuration at once and lists every problem, not just the first. */
 export function loadConfig(env: Environment = readEnvironment()): Config {
-  const known = Object.keys(configFields.shape);
   const input: Record<string, string | undefined> = Object.fromEntries(
-    known.map((key) => [key, env[key] === '' ? undefined : env[key]]),
+    Object.keys(CONFIG_FIELDS).map((key) => [key, env[key] === '' ? undefined : env[key]]),
   );
-  const result = configSchema.safeParse(input);
-  const problems = new Set([
-    ...(result.success
-      ? []
-      : result.error.issues.map((issue) =>
-          `${String(issue.path[0] ?? '')} ${issue.message}`.trim(),
-        )),
-    ...crossFieldProblems(input),
-  ]);
-  if (problems.size > 0 || !result.success) {
-    throw new DriftError('CONFIG_INVALID', `invalid configuration: ${[...problems].join('; ')}`);
+  const result = parseConfig(input);
+  if (result.config === null) {
+    throw new DriftError('CONFIG_INVALID', `invalid configuration: ${result.problems.join('; ')}`);
   }
-  return result.data;
+  return result.config;
 }

@@ -1,115 +1,169 @@
-import { z } from 'zod';
 import { validate as isValidCron } from 'node-cron';
 import { alertUrlProblem } from '../alerts/alert-url.js';
-import { SEVERITIES } from '../diff/severity.js';
+import { SEVERITIES, type Severity } from '../diff/severity.js';
+import { isEmailAddress } from '../email-address.js';
+
+/*
+ * Design §8: what each environment variable may hold. Checked by hand rather than with a
+ * schema library: every command reads the configuration, and zod took 60 ms of CPU to
+ * load (three times a bare node start) to check two dozen strings; see docs/cli.md.
+ */
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const emailList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part !== ''),
-  )
-  .pipe(z.array(z.email({ message: 'must be a comma-separated list of email addresses' })));
+/** A value that does not fit; its message completes "NAME …". */
+class Unfit extends Error {}
 
-const urlWithScheme = (schemes: string[]) =>
-  z.string().refine(
-    (value) => {
-      try {
-        return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
-      } catch {
-        return false;
-      }
-    },
-    { message: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}` },
-  );
+/** Reads one variable's text (never empty: empty counts as unset) into its value. */
+type Reader<T> = (text: string) => T;
+
+const urlWithScheme =
+  (schemes: string[]): Reader<string> =>
+  (text) => {
+    let scheme: string | undefined;
+    try {
+      scheme = new URL(text).protocol.replace(/:$/, '');
+    } catch {
+      scheme = undefined;
+    }
+    if (scheme === undefined || !schemes.includes(scheme)) {
+      throw new Unfit(`must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`);
+    }
+    return text;
+  };
 
 /** A Slack or webhook destination: https, or http to loopback only (alert-url.ts). */
-const alertUrl = z.string().superRefine((value, context) => {
-  const problem = alertUrlProblem(value);
-  if (problem !== null) context.addIssue({ code: 'custom', message: problem });
-});
+const alertUrl: Reader<string> = (text) => {
+  const problem = alertUrlProblem(text);
+  if (problem !== null) throw new Unfit(problem);
+  return text;
+};
 
-const port = z.coerce.number().int().min(0).max(65535);
+const email: Reader<string> = (text) => {
+  if (!isEmailAddress(text)) throw new Unfit('must be an email address');
+  return text;
+};
 
-/**
- * Design §8. Every variable is optional; an empty string counts as unset so that a
- * `.env` line like `SMTP_URL=` does not turn into an invalid value.
- */
-export const configFields = z.object({
-  DATABASE_URL: urlWithScheme(['postgres', 'postgresql']).optional(),
-  MCP_DRIFT_HOME: z.string().min(1).default('./.mcp-drift'),
-  SMTP_URL: urlWithScheme(['smtp', 'smtps']).optional(),
-  ALERT_FROM: z.email({ message: 'must be an email address' }).default('mcp-drift@localhost'),
-  ALERT_TO: emailList.default([]),
-  ALERT_MIN_SEVERITY: z.enum(SEVERITIES).default('medium'),
-  DIGEST_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+const emailList: Reader<string[]> = (text) => {
+  const addresses = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (!addresses.every(isEmailAddress)) {
+    throw new Unfit('must be a comma-separated list of email addresses');
+  }
+  return addresses;
+};
+
+const oneOf =
+  <T extends string>(values: readonly T[]): Reader<T> =>
+  (text) => {
+    if (!(values as readonly string[]).includes(text)) {
+      throw new Unfit(`must be one of ${values.join(', ')}`);
+    }
+    return text as T;
+  };
+
+const number =
+  (min: number, max = Infinity, options: { integer?: boolean } = {}): Reader<number> =>
+  (text) => {
+    const value = Number(text.trim());
+    const integer = options.integer ?? true;
+    if (text.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+      throw new Unfit(`must be ${integer ? 'a whole number' : 'a number'}`);
+    }
+    if (value < min || value > max) {
+      throw new Unfit(
+        max === Infinity ? `must be at least ${min}` : `must be from ${min} to ${max}`,
+      );
+    }
+    return value;
+  };
+
+const text =
+  (min = 1, message = `must be at least ${min} characters`): Reader<string> =>
+  (value) => {
+    if (value.length < min) throw new Unfit(message);
+    return value;
+  };
+
+const cron: Reader<string> = (value) => {
+  if (!isValidCron(value)) throw new Unfit('must be a valid cron expression');
+  return value;
+};
+
+/** Every variable: how it is read, and its value when unset (undefined: none). */
+export const CONFIG_FIELDS = {
+  DATABASE_URL: [urlWithScheme(['postgres', 'postgresql']), undefined],
+  MCP_DRIFT_HOME: [text(), './.mcp-drift'],
+  SMTP_URL: [urlWithScheme(['smtp', 'smtps']), undefined],
+  ALERT_FROM: [email, 'mcp-drift@localhost'],
+  ALERT_TO: [emailList, [] as string[]],
+  ALERT_MIN_SEVERITY: [oneOf(SEVERITIES), 'medium' as Severity],
+  DIGEST_SECONDS: [number(0, 86_400), 60],
   /** Sending an alert is tried this many times (with growing waits) before it is marked failed. */
-  ALERT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
+  ALERT_MAX_ATTEMPTS: [number(1, 100), 10],
   /** The first retry's wait; each further one doubles, up to an hour. */
-  ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  ALERT_RETRY_SECONDS: [number(0.1, 3600, { integer: false }), 30],
   /**
    * A delivery being sent is not claimed again for this long; after a crash mid-send it is
    * retried when this runs out. Each send's own timeouts stay below half of it.
    */
-  ALERT_CLAIM_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
+  ALERT_CLAIM_SECONDS: [number(10, 3600), 120],
   /** A Slack incoming-webhook URL that gets every alert (servers may add their own). */
-  SLACK_WEBHOOK_URL: alertUrl.optional(),
+  SLACK_WEBHOOK_URL: [alertUrl, undefined],
   /** Unset: ALERT_MIN_SEVERITY. */
-  SLACK_MIN_SEVERITY: z.enum(SEVERITIES).optional(),
+  SLACK_MIN_SEVERITY: [oneOf(SEVERITIES), undefined],
   /** A URL that gets every alert as a signed JSON document (servers may add their own). */
-  WEBHOOK_URL: alertUrl.optional(),
+  WEBHOOK_URL: [alertUrl, undefined],
   /** The HMAC-SHA256 key of X-Mcp-Drift-Signature; required with any webhook. */
-  WEBHOOK_SECRET: z
-    .string()
-    .min(16, { message: 'must be at least 16 characters (a random string: openssl rand -hex 32)' })
-    .optional(),
+  WEBHOOK_SECRET: [
+    text(16, 'must be at least 16 characters (a random string: openssl rand -hex 32)'),
+    undefined,
+  ],
   /** Unset: ALERT_MIN_SEVERITY. */
-  WEBHOOK_MIN_SEVERITY: z.enum(SEVERITIES).optional(),
-  DEFAULT_SCHEDULE: z
-    .string()
-    .refine((value) => isValidCron(value), { message: 'must be a valid cron expression' })
-    .default('*/5 * * * *'),
+  WEBHOOK_MIN_SEVERITY: [oneOf(SEVERITIES), undefined],
+  DEFAULT_SCHEDULE: [cron, '*/5 * * * *'],
   /**
    * The operator console's token (src/console/). Unset: one is generated on first start and
    * kept in MCP_DRIFT_HOME/console-token.
    */
-  CONSOLE_TOKEN: z
-    .string()
-    .min(16, { message: 'must be at least 16 characters (a random string: openssl rand -hex 32)' })
-    .optional(),
-  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  CONSOLE_TOKEN: [
+    text(16, 'must be at least 16 characters (a random string: openssl rand -hex 32)'),
+    undefined,
+  ],
+  HTTP_HOST: [text(), '127.0.0.1'],
   /**
    * 8464: unassigned in IANA's registry, outside the Prometheus exporters' 9100-9999 and the
    * ephemeral range. 9464 was the OpenTelemetry Prometheus exporter's, and taken here.
    */
-  HTTP_PORT: port.default(8464),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  HTTP_PORT: [number(0, 65535), 8464],
+  LOG_LEVEL: [oneOf(LOG_LEVELS), 'info' as LogLevel],
   /** Caps on one listing (design §6); hitting one makes the attempt an error observation. */
-  LISTING_MAX_PAGES: z.coerce.number().int().min(1).default(100),
-  LISTING_MAX_TOOLS: z.coerce.number().int().min(1).default(10_000),
-  LISTING_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(16 * 1024 * 1024),
+  LISTING_MAX_PAGES: [number(1), 100],
+  LISTING_MAX_TOOLS: [number(1), 10_000],
+  LISTING_MAX_BYTES: [number(1024), 16 * 1024 * 1024],
   /** Per MCP request (connect, each page). */
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  REQUEST_TIMEOUT_MS: [number(100), 30_000],
   /** Fresh probes running at once, over all servers of one worker. */
-  PROBE_CONCURRENCY: z.coerce.number().int().min(1).default(16),
+  PROBE_CONCURRENCY: [number(1), 16],
   /** A worker that has not renewed its leases for this long loses its servers to others. */
-  LEASE_SECONDS: z.coerce.number().int().min(5).default(30),
-});
+  LEASE_SECONDS: [number(5), 30],
+} satisfies Record<string, readonly [Reader<unknown>, unknown]>;
 
-/** The channels' minimums default to ALERT_MIN_SEVERITY once every field is known. */
-export const configSchema = configFields.transform((config) => ({
-  ...config,
-  SLACK_MIN_SEVERITY: config.SLACK_MIN_SEVERITY ?? config.ALERT_MIN_SEVERITY,
-  WEBHOOK_MIN_SEVERITY: config.WEBHOOK_MIN_SEVERITY ?? config.ALERT_MIN_SEVERITY,
-}));
+type Fields = typeof CONFIG_FIELDS;
+type ValueOf<F> = F extends readonly [Reader<infer T>, infer D]
+  ? D extends undefined
+    ? T | undefined
+    : T
+  : never;
+
+export type Config = { [K in keyof Fields]: ValueOf<Fields[K]> } & {
+  /** Filled from ALERT_MIN_SEVERITY when unset. */
+  SLACK_MIN_SEVERITY: Severity;
+  WEBHOOK_MIN_SEVERITY: Severity;
+};
 
 /**
  * Problems between fields, judged on the raw values so that they are listed together with
@@ -125,4 +179,32 @@ export function crossFieldProblems(input: Record<string, string | undefined>): s
   return problems;
 }
 
-export type Config = z.output<typeof configSchema>;
+/** Reads every variable; the problems are "NAME must …" sentences, all of them. */
+export function parseConfig(
+  input: Record<string, string | undefined>,
+): { config: Config; problems: [] } | { config: null; problems: string[] } {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, [read, fallback]] of Object.entries(CONFIG_FIELDS) as [
+    string,
+    readonly [Reader<unknown>, unknown],
+  ][]) {
+    const raw = input[name];
+    if (raw === undefined) {
+      values[name] = Array.isArray(fallback) ? [...fallback] : fallback;
+      continue;
+    }
+    try {
+      values[name] = read(raw);
+    } catch (error) {
+      if (!(error instanceof Unfit)) throw error;
+      problems.push(`${name} ${error.message}`);
+    }
+  }
+  problems.push(...crossFieldProblems(input));
+  if (problems.length > 0) return { config: null, problems };
+  const config = values as Config;
+  config.SLACK_MIN_SEVERITY ??= config.ALERT_MIN_SEVERITY;
+  config.WEBHOOK_MIN_SEVERITY ??= config.ALERT_MIN_SEVERITY;
+  return { config, problems: [] };
+}

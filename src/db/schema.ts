@@ -70,6 +70,37 @@ export const servers = pgTable(
   ],
 );
 
+/**
+ * Where a server registered by `server import` came from: the host config file and entry,
+ * and a hash of what was imported, so that a later import can tell an entry it imported
+ * before from a name clash, and an entry changed in the host's file since (both are
+ * reported, not overwritten, unless `--update`). A server registered by hand has no row.
+ */
+export const serverImports = pgTable(
+  'server_imports',
+  {
+    serverId: integer('server_id')
+      .primaryKey()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    host: text('host', {
+      enum: ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'generic'],
+    }).notNull(),
+    /** Absolute path of the config file. */
+    sourcePath: text('source_path').notNull(),
+    /** The entry's name in that file, before normalization and --prefix. */
+    entryName: text('entry_name').notNull(),
+    /** sha256 of the canonical form of the registration the entry gave. */
+    entryHash: text('entry_hash').notNull(),
+    importedAt: at('imported_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      'server_imports_host',
+      sql`${t.host} in ('claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'generic')`,
+    ),
+  ],
+);
+
 /** A listing body, stored once per sha256 of its RFC 8785 canonical form. */
 export const listings = pgTable('listings', {
   hash: text('hash').primaryKey(),
@@ -354,6 +385,7 @@ export const operatorActions = pgTable(
 );
 
 export type ServerRow = typeof servers.$inferSelect;
+export type ServerImportRow = typeof serverImports.$inferSelect;
 export type NewServerRow = typeof servers.$inferInsert;
 export type AlertRow = typeof alerts.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;

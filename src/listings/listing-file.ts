@@ -2,14 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { diffListings, type DiffResult } from '../diff/index.js';
 import type { TrustLevel } from '../diff/types.js';
 import { DriftError } from '../errors.js';
+import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-source.js';
 import type { RawTool } from './canonical.js';
 import { toolsFromDocument } from './validate.js';
 
-/** A listing saved as a file: a tools/list result (`{"tools":[…]}`) or an array of tools. */
-export async function readListingFile(path: string): Promise<RawTool[]> {
-  let text: string;
+async function readText(path: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
@@ -20,6 +19,11 @@ export async function readListingFile(path: string): Promise<RawTool[]> {
           : (error as Error).message;
     throw new DriftError('INVALID_INPUT', `cannot read ${path}: ${why}`);
   }
+}
+
+/** A listing saved as a file: a tools/list result (`{"tools":[…]}`) or an array of tools. */
+export async function readListingFile(path: string): Promise<RawTool[]> {
+  const text = await readText(path);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -27,6 +31,34 @@ export async function readListingFile(path: string): Promise<RawTool[]> {
     throw new DriftError('INVALID_INPUT', `${path} is not valid JSON: ${(error as Error).message}`);
   }
   return toolsFromDocument(doc, path);
+}
+
+/** A listing file with where each of its values is: for findings located in it (SARIF). */
+export interface ListingSource {
+  path: string;
+  /** In the file's own order. */
+  tools: RawTool[];
+  source: JsonSource;
+  /** Where the tools array is: `["tools"]` in a tools/list result, `[]` for a bare array. */
+  toolsPath: string[];
+}
+
+/**
+ * Slower than readListingFile (a parser that keeps positions, where JSON.parse keeps
+ * none), so only the commands that print locations use it.
+ */
+export async function readListingSource(path: string): Promise<ListingSource> {
+  const text = await readText(path);
+  let source: JsonSource;
+  try {
+    // A tool's fields, and a few levels into its schemas, are what findings name.
+    source = parseJsonSource(text, { positionDepth: 8 });
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new DriftError('INVALID_INPUT', `${path} is not valid JSON: ${error.message}`);
+  }
+  const tools = toolsFromDocument(source.value, path);
+  return { path, tools, source, toolsPath: Array.isArray(source.value) ? [] : ['tools'] };
 }
 
 /** The offline diff of two listing files: no database, no server. */
@@ -38,4 +70,19 @@ export async function diffListingFiles(
   const before = await readListingFile(beforePath);
   const after = await readListingFile(afterPath);
   return diffListings(before, after, { trust: options.trust });
+}
+
+/** The same diff, with both files' positions, for findings located in them. */
+export async function diffListingSources(
+  beforePath: string,
+  afterPath: string,
+  options: { trust?: TrustLevel },
+): Promise<{ result: DiffResult; before: ListingSource; after: ListingSource }> {
+  const before = await readListingSource(beforePath);
+  const after = await readListingSource(afterPath);
+  return {
+    result: diffListings(before.tools, after.tools, { trust: options.trust }),
+    before,
+    after,
+  };
 }

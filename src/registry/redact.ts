@@ -5,7 +5,7 @@ export const MASK = '****';
 const AUTH_SCHEMES = new Set(['bearer', 'basic', 'token', 'digest']);
 
 /**
- * A header or env value as it may be shown: `${VAR}` references verbatim, every literal
+ * A header or env value as it may be shown: `${VAR}` references verbatim (a default masked), every literal
  * run masked except whitespace and an auth scheme word. A literal secret never reaches
  * output; the shape of a reference-based value stays readable.
  */
@@ -14,7 +14,8 @@ export function maskValue(value: string): string {
   let last = 0;
   for (const match of value.matchAll(REFERENCE)) {
     masked += maskLiteral(value.slice(last, match.index));
-    masked += match[0];
+    // A default is a literal written in the configuration: it may be a secret too.
+    masked += match[2] ? `\${${match[1]}:-${maskLiteral(match[2])}}` : match[0];
     last = match.index + match[0].length;
   }
   return masked + maskLiteral(value.slice(last));

@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { validate as isValidCron } from 'node-cron';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
 import { alertUrlProblem } from '../alerts/alert-url.js';
+import { isEmailAddress } from '../email-address.js';
 import { DriftError } from '../errors.js';
 
 /*
@@ -38,9 +38,11 @@ export interface ServerSpec {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** `${NAME}`; a `$` not followed by a well-formed reference is taken literally. */
-export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const emailSchema = z.email();
+/**
+ * `${NAME}`, or `${NAME:-default}` (the default when NAME is unset or empty, as Claude
+ * Code's configs write it); a `$` not followed by a well-formed reference is taken literally.
+ */
+export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 function invalid(message: string): DriftError {
   return new DriftError('INVALID_INPUT', message);
@@ -165,7 +167,7 @@ export function checkAlertUrl(flag: '--slack' | '--webhook', value: string): str
 
 export function checkEmails(addresses: string[]): string[] {
   for (const address of addresses) {
-    if (!emailSchema.safeParse(address).success) {
+    if (!isEmailAddress(address)) {
       throw invalid(`invalid --notify "${address}": not an email address`);
     }
   }

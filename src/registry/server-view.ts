@@ -1,10 +1,12 @@
 import { maskAlertUrl } from '../alerts/alert-url.js';
 import type { ServerRow } from '../db/schema.js';
 import { maskValue, maskValues } from './redact.js';
+import { maskArguments } from './secrets.js';
 
 /**
  * A registration as it may be shown, by the CLI (`--json` prints it as is) or any other
- * reader: literal header and env values, and a URL's password, never appear.
+ * reader: literal header and env values, a URL's password, and what looks like a secret
+ * in a stdio command line (secrets.ts) never appear.
  */
 export interface ServerView {
   name: string;
@@ -43,7 +45,7 @@ export function serverView(row: ServerRow, defaults: ViewDefaults): ServerView {
     name: row.name,
     transport: row.transport,
     command: row.command,
-    args: row.args,
+    args: maskArguments(row.args),
     env: maskValues(row.env),
     cwd: row.cwd,
     url: row.url === null ? null : maskUrl(row.url),

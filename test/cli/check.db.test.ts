@@ -12,6 +12,7 @@ import {
   startHttpFixture,
   type HttpFixture,
 } from '../support/mcp-fixtures.js';
+import { sarifSchemaErrors } from '../support/sarif.js';
 
 /*
  * `mcp-drift check` against real MCP servers: fixtures on both SDK lines over stdio and
@@ -95,10 +96,30 @@ describe(`check against real MCP servers (${backend})`, () => {
     });
     expect(readOnly.record.trust.level).toBe('trusted');
 
-    // The human view of the same state, then the operator approves it.
+    // The human view of the same state, and SARIF, then the operator approves it.
     const text = await cli('check', 'notes');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^delete_note \(critical\)$/m);
+    const sarif = await cli('check', 'notes', '--format', 'sarif');
+    expect(sarif.code, sarif.stderr).toBe(0);
+    const log = JSON.parse(sarif.stdout);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const result = log.runs[0].results.find(
+      (r: { ruleId: string; properties: { field?: string } }) =>
+        r.ruleId === 'annotation_relaxed' && r.properties.field === 'readOnlyHint',
+    );
+    // A live server is in no file: the result names it by its logical location.
+    expect(result.locations).toEqual([
+      {
+        logicalLocations: [
+          {
+            name: 'delete_note',
+            fullyQualifiedName: 'notes/delete_note/annotations/readOnlyHint',
+            kind: 'member',
+          },
+        ],
+      },
+    ]);
     const approved = await cli('baseline', 'approve', 'notes', '--json');
     expect(JSON.parse(approved.stdout).hash).toBe(relaxed.json.observation.listingHash);
     const after = await check('notes');
@@ -106,7 +127,8 @@ describe(`check against real MCP servers (${backend})`, () => {
 
     const history = await cli('history', 'notes', '--json');
     const observations = JSON.parse(history.stdout).observations;
-    expect(observations).toHaveLength(4);
+    // Every check records one: the first, the relaxed, the text, the SARIF, the approved one.
+    expect(observations).toHaveLength(5);
     expect(observations.filter((o: { change: unknown }) => o.change !== null)).toHaveLength(1);
   });
 

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FINDING_KINDS } from '../../src/diff/types.js';
 import { runCli } from '../support/cli.js';
+import { sarifSchemaErrors } from '../support/sarif.js';
 
 const listings = path.resolve('test/fixtures/listings');
 let dir: string;
@@ -60,6 +62,89 @@ describe('mcp-drift diff', () => {
     expect(result.stdout).toMatch(/^write_file \(critical\)$/m);
     expect(result.stdout).toMatch(/critical\s+annotation_relaxed\s+readOnlyHint/);
     expect(result.stdout).toMatch(/Severity: critical\./);
+  });
+
+  it('prints SARIF 2.1.0 that validates, each finding at its line in the file that holds the tool', async () => {
+    const tools = JSON.parse(readFileSync(file('before.json'), 'utf8')).tools as {
+      name: string;
+    }[];
+    // Pretty-printed, as a listing saved by hand is: each key on a line of its own.
+    writeFileSync(file('before-pretty.json'), JSON.stringify({ tools }, null, 2));
+    const after = JSON.parse(readFileSync(file('after.json'), 'utf8')) as { name: string }[];
+    const fewer = after.filter((tool) => tool.name !== 'read_file');
+    writeFileSync(file('after-pretty.json'), JSON.stringify(fewer, null, 2));
+    const result = await runCli(
+      ['diff', 'before-pretty.json', 'after-pretty.json', '--format', 'sarif', '--fail-on', 'high'],
+      { cwd: dir, env: {} },
+    );
+    expect(result.code).toBe(1);
+    const log = JSON.parse(result.stdout);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const results = log.runs[0].results as {
+      ruleId: string;
+      properties: { tool: string; field?: string };
+      locations: {
+        physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } };
+        properties: { jsonPointer: string };
+      }[];
+    }[];
+    const lineOf = (name: string, line: number) =>
+      readFileSync(file(name), 'utf8').split('\n')[line - 1];
+    const relaxed = results.find((r) => r.ruleId === 'annotation_relaxed')!;
+    const where = relaxed.locations[0]!;
+    expect(where.physicalLocation.artifactLocation.uri).toBe('after-pretty.json');
+    const index = fewer.findIndex((tool) => tool.name === 'write_file');
+    expect(where.properties.jsonPointer).toBe(`/${index}/annotations/readOnlyHint`);
+    expect(lineOf('after-pretty.json', where.physicalLocation.region.startLine)).toMatch(
+      /"readOnlyHint": true/,
+    );
+    const removed = results.find((r) => r.ruleId === 'tool_removed')!;
+    expect(removed.properties.tool).toBe('read_file');
+    const gone = removed.locations[0]!.physicalLocation;
+    expect(gone.artifactLocation.uri).toBe('before-pretty.json');
+    expect(lineOf('before-pretty.json', gone.region.startLine)).toMatch(/^ {4}\{$/);
+    const rules = log.runs[0].tool.driver.rules as { id: string }[];
+    expect(rules.map((rule) => rule.id)).toEqual([...FINDING_KINDS]);
+  });
+
+  it('locates a content finding at the text it names, by the JSON path in its field', async () => {
+    const tool = {
+      name: 'read_note',
+      description: 'Reads a note.',
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string', description: 'The id' } },
+      },
+    };
+    const poisoned = structuredClone(tool);
+    poisoned.inputSchema.properties.id.description = 'The id\u202e and more';
+    writeFileSync(file('plain.json'), JSON.stringify([tool], null, 2));
+    writeFileSync(file('poisoned.json'), JSON.stringify([poisoned], null, 2));
+    const result = await runCli(['diff', 'plain.json', 'poisoned.json', '--format', 'sarif'], {
+      cwd: dir,
+      env: {},
+    });
+    const log = JSON.parse(result.stdout);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const hidden = log.runs[0].results.find(
+      (r: { ruleId: string }) => r.ruleId === 'hidden_characters',
+    );
+    expect(hidden.properties.field).toBe('inputSchema.properties.id.description');
+    const where = hidden.locations[0];
+    expect(where.properties.jsonPointer).toBe('/0/inputSchema/properties/id/description');
+    const line = readFileSync(file('poisoned.json'), 'utf8').split('\n')[
+      where.physicalLocation.region.startLine - 1
+    ];
+    expect(line).toMatch(/^\s*"description": "The id/);
+  });
+
+  it('takes --json as --format json, and refuses the two at odds', async () => {
+    const short = await diff(file('before.json'), file('after.json'), '--json');
+    const long = await diff(file('before.json'), file('after.json'), '--format', 'json');
+    expect(long.stdout).toBe(short.stdout);
+    const both = await diff(file('before.json'), file('after.json'), '--json', '--format', 'text');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--json is --format json');
   });
 
   it.each([

@@ -1,13 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliMain } from '../support/cli.js';
+import { fixturePath } from '../support/mcp-fixtures.js';
 
 // Issue 15: each command loads what it uses. The modules a run resolves are logged by a
-// loader hook (test/support/module-log.mjs); what a command must not load is named here.
+// loader hook (test/support/module-log.mjs); a file of the bundle stands for the sources it
+// holds (dist/cli/bundle-inputs.json, written by scripts/build.mjs); what a command must
+// not load is named here.
 const hook = fileURLToPath(new URL('../support/module-log.mjs', import.meta.url));
 const listings = path.resolve('test/fixtures/listings');
 let dir: string;
@@ -30,7 +33,21 @@ function modulesLoadedBy(args: string[], env: Record<string, string> = {}): stri
     encoding: 'utf8',
   });
   expect(result.error).toBeUndefined();
-  return readFileSync(log, 'utf8').trim().split('\n');
+  const bundle = JSON.parse(
+    readFileSync(path.join(path.dirname(cliMain), 'bundle-inputs.json'), 'utf8'),
+  ) as Record<string, string[]>;
+  const sources = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((url) => url.startsWith('file:'))
+    .flatMap((url) => {
+      const file = fileURLToPath(url);
+      if (file === cliMain) return ['/src/cli/main.cts'];
+      const inBundle =
+        path.dirname(file) === path.dirname(cliMain) ? bundle[path.basename(file)] : undefined;
+      return inBundle ? inBundle.map((source) => `/${source}`) : [url];
+    });
+  return [...new Set(sources)];
 }
 
 const PGLITE = /node_modules\/@electric-sql\//;
@@ -38,8 +55,10 @@ const POSTGRES_DRIVER = /node_modules\/postgres\//;
 const DRIZZLE = /node_modules\/drizzle-orm\//;
 const MCP_SDK = /node_modules\/@modelcontextprotocol\//;
 const MAILER = /node_modules\/nodemailer\//;
-const WATCH = /\/dist\/watch\//;
-const CONFIG = /node_modules\/(zod|dotenv)\//;
+const WATCH = /\/src\/watch\//;
+const COMMANDER = /node_modules\/commander\//;
+const CONFIG = /node_modules\/dotenv\/|\/src\/config\//;
+const ZOD = /node_modules\/zod\//;
 const LOGGER = /node_modules\/pino\//;
 
 function expectNone(modules: string[], patterns: RegExp[]): void {
@@ -52,23 +71,23 @@ function expectNone(modules: string[], patterns: RegExp[]): void {
 }
 
 describe('commands load only what they use', () => {
-  it.each([['--help'], ['--version'], ['server', 'add', '--help'], ['help', 'check']])(
-    '%s loads no database driver, configuration, logger, SDK, mailer or watch service',
-    (...args) => {
-      const modules = modulesLoadedBy(args);
-      expect(modules.some((url) => url.endsWith('/dist/cli/program.js'))).toBe(true);
-      expectNone(modules, [
-        PGLITE,
-        POSTGRES_DRIVER,
-        DRIZZLE,
-        MCP_SDK,
-        MAILER,
-        WATCH,
-        CONFIG,
-        LOGGER,
-      ]);
-    },
-  );
+  it.each([
+    ['--help'],
+    ['--version'],
+    ['server', 'add', '--help'],
+    ['help', 'check'],
+    ['verify', '--help'],
+  ])('%s loads nothing but the executable, which prints the page the build rendered', (...args) => {
+    expect(modulesLoadedBy(args)).toEqual(['/src/cli/main.cts']);
+  });
+
+  it('help that commander answers loads commander and the program, and nothing else of weight', () => {
+    // An argument after the command: not a request the executable answers by itself.
+    const modules = modulesLoadedBy(['server', 'add', 'web', '--help']);
+    expect(modules).toContain('/src/cli/program.ts');
+    expect(modules.some((source) => COMMANDER.test(source))).toBe(true);
+    expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MCP_SDK, MAILER, WATCH, CONFIG, LOGGER]);
+  });
 
   it('diff loads the diff engine and no database, SDK, mailer or watch service', () => {
     const modules = modulesLoadedBy([
@@ -76,8 +95,31 @@ describe('commands load only what they use', () => {
       path.join(listings, 'everything.json'),
       path.join(listings, 'filesystem.json'),
     ]);
-    expect(modules.some((url) => url.endsWith('/dist/diff/diff-listings.js'))).toBe(true);
+    expect(modules).toContain('/src/diff/diff-listings.ts');
     expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MCP_SDK, MAILER, WATCH]);
+  });
+
+  it('lock and verify with --config load the SDK and no database driver, drizzle, mailer or watch service', () => {
+    writeFileSync(
+      path.join(dir, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          notes: {
+            command: process.execPath,
+            args: [fixturePath('sdk1-server.mjs'), '--transport', 'stdio'],
+          },
+        },
+      }),
+    );
+    for (const args of [
+      ['lock', '--config', '.mcp.json'],
+      ['verify', '--config', '.mcp.json', '--format', 'sarif'],
+    ]) {
+      const modules = modulesLoadedBy(args);
+      expect(modules.some((url) => MCP_SDK.test(url))).toBe(true);
+      expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MAILER, WATCH]);
+    }
+    expect(existsSync(path.join(dir, 'home'))).toBe(false);
   });
 
   it('server list on PostgreSQL loads its driver, not PGlite, the SDK, the mailer or the watch service', () => {
@@ -86,6 +128,6 @@ describe('commands load only what they use', () => {
       DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
     });
     expect(modules.some((url) => POSTGRES_DRIVER.test(url))).toBe(true);
-    expectNone(modules, [PGLITE, MCP_SDK, MAILER, WATCH]);
+    expectNone(modules, [PGLITE, MCP_SDK, MAILER, WATCH, ZOD]);
   });
 });

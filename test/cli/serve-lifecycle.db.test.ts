@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe(`serve lifecycle (${backend})`, () => {
-  // main.ts ends a shutdown that passes its 5 s deadline with exit 1, so exit 0 means it
+  // run-cli.ts ends a shutdown that passes its 5 s deadline with exit 1, so exit 0 means it
   // finished in time; no wall-clock assertion is needed.
   it.each(['SIGTERM', 'SIGINT'] as const)(
     'logs JSON to stderr only and exits 0 on %s',

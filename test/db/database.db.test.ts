@@ -38,6 +38,7 @@ describe(`the data model (${backend})`, () => {
       'observations',
       'operator_actions',
       'outages',
+      'server_imports',
       'servers',
       'worker_leases',
       'workers',

@@ -42,6 +42,16 @@ describe('resolveReferences', () => {
     });
   });
 
+  it('takes a ${VAR:-default} default when VAR is unset or empty, as a shell does', () => {
+    expect(
+      resolveReferences(
+        { A: '${UNSET:-x}', B: '${EMPTY:-y}', C: '${SET:-z}', D: 'https://${HOST:-a.test}/mcp' },
+        { EMPTY: '', SET: 'set' },
+        where,
+      ),
+    ).toEqual({ A: 'x', B: 'y', C: 'set', D: 'https://a.test/mcp' });
+  });
+
   it('resolves nothing when there is nothing to resolve', () => {
     expect(resolveReferences(undefined, {}, where)).toEqual({});
   });

@@ -44,6 +44,8 @@ describe('masking header and env values', () => {
     ['Bearer sk-live-123', 'Bearer ****'],
     ['prefix${A}suffix', '****${A}****'],
     ['$HOME', '****'],
+    ['${REGION:-eu-west}', '${REGION:-****}'],
+    ['${REGION:-}', '${REGION:-}'],
     ['', ''],
   ])('%j shows as %j', (value, shown) => {
     expect(maskValue(value)).toBe(shown);

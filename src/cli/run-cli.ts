@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { CommanderError, type Command } from 'commander';
 import { DriftError, type DriftErrorCode } from '../errors.js';
 import type { CommandContext } from './context.js';

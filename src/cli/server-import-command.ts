@@ -1,0 +1,96 @@
+import { sanitizeForTerminal } from '../diff/format-text.js';
+import type { HostContext } from '../registry/host-configs.js';
+import { importServers, readImportSources, type ImportReport } from '../registry/import-servers.js';
+import { Problems } from '../problems.js';
+import type { CommandRun } from './command-run.js';
+import { hostContextOf, hostFlag, shownPath } from './host-context.js';
+import { formatTable, printJson, printLine } from './output.js';
+
+/** `mcp-drift server import [FILE…]`: see importServers. */
+export async function serverImportCommand(run: CommandRun): Promise<void> {
+  const files = (run.args[0] ?? []) as unknown as string[];
+  const opts = run.opts as {
+    from?: string;
+    dryRun?: boolean;
+    prefix?: string;
+    update?: boolean;
+    json?: boolean;
+  };
+  const problems = new Problems();
+  const from = hostFlag(problems, opts.from);
+  if (opts.prefix !== undefined && opts.prefix.trim() === '') {
+    problems.add('USAGE', 'invalid --prefix "": give the text each name starts with');
+  }
+  problems.throwIfAny();
+  const ctx = await run.context();
+  const context = hostContextOf(ctx.env);
+  // Every file is read and checked before the database is opened: a malformed one stops
+  // the import with nothing written.
+  const plan = await readImportSources({ files, from, prefix: opts.prefix, context });
+  const report = await ctx.withDatabase((db) =>
+    importServers(db, plan, { dryRun: opts.dryRun === true, update: opts.update === true }),
+  );
+  for (const server of report.dryRun ? [] : report.servers) {
+    if (server.status === 'added' || server.status === 'updated') {
+      ctx.logger.info({ server: server.name, source: server.source }, `server ${server.status}`);
+    }
+  }
+  if (opts.json) return printJson(report);
+  printReport(report, context);
+}
+
+function printReport(report: ImportReport, context: HostContext): void {
+  printLine('Host configs:');
+  printLine(
+    formatTable(
+      ['HOST', 'SCOPE', 'FILE', 'SERVERS'],
+      report.sources.map((source) => [
+        source.host,
+        source.scope,
+        shownPath(source.path, context),
+        source.found ? String(source.servers) : 'not found',
+      ]),
+    )
+      .split('\n')
+      .map((line) => `  ${line}`)
+      .join('\n'),
+  );
+  printLine();
+  if (report.servers.length === 0) {
+    printLine('no server entries in the files found');
+    return;
+  }
+  printLine(
+    formatTable(
+      ['NAME', report.dryRun ? 'WOULD BE' : 'STATUS', 'TRANSPORT', 'TARGET', 'FROM'],
+      report.servers.map((server) => [
+        server.name,
+        server.status,
+        server.transport ?? '-',
+        server.target ?? '-',
+        `${shownPath(server.source, context)}:${server.line}${server.entry === server.name ? '' : ` (${server.entry})`}`,
+      ]),
+    ),
+  );
+  // Notes of an entry imported before were printed then.
+  const news = report.servers.filter(
+    (server) => !['unchanged', 'duplicate'].includes(server.status),
+  );
+  const remarks = news.flatMap((server) => [
+    ...(server.reason ? [`${server.name}: ${server.status}: ${server.reason}`] : []),
+    ...server.secrets.map((secret) => `${server.name}: ${secret.field}: ${secret.advice}`),
+    ...server.notes.map((note) => `${server.name}: ${note}`),
+  ]);
+  if (remarks.length > 0) {
+    printLine();
+    for (const remark of remarks) printLine(sanitizeForTerminal(remark));
+  }
+  const counts = new Map<string, number>();
+  for (const server of report.servers)
+    counts.set(server.status, (counts.get(server.status) ?? 0) + 1);
+  printLine();
+  printLine(
+    `${[...counts].map(([status, count]) => `${count} ${status}`).join(', ')}` +
+      (report.dryRun ? ' (dry run: nothing was written)' : ''),
+  );
+}

@@ -1,0 +1,127 @@
+import { DriftError } from '../errors.js';
+import type { ProbeOptions, ProbeSuccess } from '../mcp/index.js';
+import { listTargets } from './list-targets.js';
+import type { LockTarget } from './lock-targets.js';
+import { canonicalTools, writeLockfile, type LockedServer, type LockfileRead } from './lockfile.js';
+
+/*
+ * `mcp-drift lock`: lists each server now and writes what it lists to the lockfile. An
+ * existing lock is a decision someone reviewed: without `update`, servers new to it are
+ * added and the others keep their locked listing (`verify` shows how they differ);
+ * `update` accepts every current listing and drops servers no longer configured.
+ */
+
+export type LockStatus = 'locked' | 'unchanged' | 'updated' | 'differs' | 'kept' | 'dropped';
+
+export interface LockOutcome {
+  name: string;
+  status: LockStatus;
+  /** The listing now in the lockfile for this server (null once dropped); the rest describe it. */
+  hash: string | null;
+  /** The listing the server gave now (null for a server not listed: kept or dropped). */
+  currentHash: string | null;
+  tools: number | null;
+  protocolVersion: string | null;
+  serverInfo: LockedServer['serverInfo'];
+}
+
+export interface LockReport {
+  lockfile: string;
+  written: boolean;
+  servers: LockOutcome[];
+}
+
+function lockedFrom(target: LockTarget, result: ProbeSuccess): LockedServer {
+  const info = result.serverInfo;
+  return {
+    name: target.name,
+    source: target.source,
+    serverInfo: info ? { name: info.name ?? null, version: info.version ?? null } : null,
+    protocolVersion: result.protocolVersion,
+    ...canonicalTools(result.tools),
+  };
+}
+
+const same = (a: LockedServer, b: LockedServer) =>
+  JSON.stringify([a.hash, a.source, a.serverInfo, a.protocolVersion]) ===
+  JSON.stringify([b.hash, b.source, b.serverInfo, b.protocolVersion]);
+
+/**
+ * A server that cannot be listed stops the lock with nothing written, its reason and
+ * code (exit 4 for an unreachable one): a lock is all the servers or none.
+ */
+export async function lockServers(
+  targets: readonly LockTarget[],
+  options: {
+    lockfile: string;
+    existing: LockfileRead | null;
+    update: boolean;
+    probe: ProbeOptions;
+  },
+): Promise<LockReport> {
+  const results = await listTargets(targets, options.probe);
+  if (options.probe.signal?.aborted) {
+    throw new DriftError('INTERRUPTED', 'lock interrupted; every server it started was closed');
+  }
+  const failures = results.flatMap((result, index) =>
+    result.ok ? [] : [{ name: targets[index]!.name, result }],
+  );
+  if (failures.length > 0) {
+    throw new DriftError(
+      failures[0]!.result.code,
+      `nothing locked: ${failures.map(({ name, result }) => `${name}: ${result.reason}`).join('; ')}`,
+    );
+  }
+  const current = targets.map((target, index) =>
+    lockedFrom(target, results[index] as ProbeSuccess),
+  );
+  const locked = new Map((options.existing?.servers ?? []).map((server) => [server.name, server]));
+  const next: LockedServer[] = [];
+  const outcomes: LockOutcome[] = [];
+  const outcome = (server: LockedServer, status: LockStatus, now: LockedServer | null): void => {
+    outcomes.push({
+      name: server.name,
+      status,
+      hash: status === 'dropped' ? null : server.hash,
+      currentHash: now?.hash ?? null,
+      tools: server.tools.length,
+      protocolVersion: server.protocolVersion,
+      serverInfo: server.serverInfo,
+    });
+  };
+  for (const now of current) {
+    const before = locked.get(now.name);
+    locked.delete(now.name);
+    if (!before) {
+      next.push(now);
+      outcome(now, 'locked', now);
+    } else if (same(before, now)) {
+      next.push(before);
+      outcome(before, 'unchanged', now);
+    } else if (options.update) {
+      next.push(now);
+      outcome(now, 'updated', now);
+    } else if (before.hash === now.hash) {
+      // The same tools under another version string: nothing a review must see.
+      next.push(before);
+      outcome(before, 'unchanged', now);
+    } else {
+      next.push(before);
+      outcome(before, 'differs', now);
+    }
+  }
+  for (const gone of locked.values()) {
+    if (options.update) {
+      outcome(gone, 'dropped', null);
+    } else {
+      next.push(gone);
+      outcome(gone, 'kept', null);
+    }
+  }
+  const written =
+    options.existing === null ||
+    outcomes.some((entry) => ['locked', 'updated', 'dropped'].includes(entry.status));
+  if (written) await writeLockfile(options.lockfile, next);
+  outcomes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { lockfile: options.lockfile, written, servers: outcomes };
+}
