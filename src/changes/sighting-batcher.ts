@@ -68,6 +68,13 @@ export class SightingBatcher {
       batch.map((waiting) => waiting.row),
     );
     const byServer = new Map(written.map((row) => [row.serverId, row]));
+    // Counted once written, outside any transaction (what /metrics reads instead of
+    // counting history). A failure here loses counts, never runs: the runs are written,
+    // and failing their callers would have them recorded a second time.
+    await countAttempts(
+      this.db,
+      batch.filter((waiting) => byServer.has(waiting.row.serverId)).map((waiting) => waiting.row),
+    ).catch(() => {});
     for (const waiting of batch) waiting.resolve(byServer.get(waiting.row.serverId));
   }
 

@@ -35,7 +35,11 @@ export async function countAttempts(
   for (const attempt of attempts) {
     const bucket = durationBucket(attempt.durationMs);
     const id = `${attempt.trigger}/${attempt.outcome}/${String(bucket).padStart(2, '0')}`;
-    const sum = sums.get(id) ?? { key: [attempt.trigger, attempt.outcome, bucket], count: 0, sumMs: 0 };
+    const sum = sums.get(id) ?? {
+      key: [attempt.trigger, attempt.outcome, bucket],
+      count: 0,
+      sumMs: 0,
+    };
     sum.count += 1;
     sum.sumMs += Math.max(0, Math.round(attempt.durationMs));
     sums.set(id, sum);
