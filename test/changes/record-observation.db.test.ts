@@ -234,7 +234,7 @@ describe(`recording observations (${backend})`, () => {
     const server = await newServer('back-and-forth');
     const before = relaxed(memory, 'delete_entities');
     const sequence = [memory, memory, before, before, memory, memory];
-    const recorded = [];
+    const recorded: Awaited<ReturnType<typeof observe>>[] = [];
     for (const tools of sequence) recorded.push(await observe(server, tools));
     // Unchanged sightings, a change, unchanged, the change back (to a listing stored before).
     expect(recorded.map((r) => r.change !== null)).toEqual([
