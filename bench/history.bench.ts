@@ -72,7 +72,7 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
  * Servers, listings, baselines, and per server a change at each month boundary (the
  * listing of that month); a 5-minute error once a week. Shared by both schemas.
  */
-async function seedShared(db: Database, days: number): Promise<void> {
+export async function seedShared(db: Database, days: number): Promise<void> {
   const months = Math.ceil(days / MONTH_DAYS);
   const listings = monthListings(months);
   for (const listing of listings) {
@@ -88,7 +88,7 @@ async function seedShared(db: Database, days: number): Promise<void> {
 }
 
 /** The runs of `days` days, in `schema` (its observations table), as recording writes them. */
-async function seedRuns(db: Database, schema: string, days: number, withChanges: boolean) {
+export async function seedRuns(db: Database, schema: string, days: number, withChanges: boolean) {
   const months = Math.ceil(days / MONTH_DAYS);
   const hashes = monthListings(months).map((listing) => listing.hash);
   const start = END - days * 86_400_000;
@@ -111,7 +111,8 @@ async function seedRuns(db: Database, schema: string, days: number, withChanges:
           last_probe - first_probe + 1 as n
         from generate_series(0, ${months - 1}) m
         cross join lateral (values
-          (0, 'ok', m * ${MONTH_DAYS * PROBES_PER_DAY}, m * ${MONTH_DAYS * PROBES_PER_DAY} + 2015),
+          (0, 'ok', m * ${MONTH_DAYS * PROBES_PER_DAY},
+            least(m * ${MONTH_DAYS * PROBES_PER_DAY} + 2015, ${days * PROBES_PER_DAY - 1})),
           (1, 'error', m * ${MONTH_DAYS * PROBES_PER_DAY} + 2016, m * ${MONTH_DAYS * PROBES_PER_DAY} + 2016),
           (2, 'ok', m * ${MONTH_DAYS * PROBES_PER_DAY} + 2017,
             least((m + 1) * ${MONTH_DAYS * PROBES_PER_DAY}, ${days * PROBES_PER_DAY}) - 1)
@@ -120,29 +121,31 @@ async function seedRuns(db: Database, schema: string, days: number, withChanges:
         order by m, part
       ) w
     ) p`);
-  await db.execute(
-    sql`update ${t} set last_seen_at = least(last_seen_at, ${new Date(END).toISOString()}::timestamptz)`,
-  );
   if (withChanges) await seedChanges(db, schema);
 }
 
 /** A change at each month's first run (after the first month), chained per server. */
 async function seedChanges(db: Database, schema: string) {
   const t = sql.raw(`"${schema}".observations`);
-  await db.execute(sql`insert into changes (server_id, from_hash, to_hash, observation_id,
-      detected_at, severity, notification_seen, exposure)
-    select o.server_id, prev.listing_hash, o.listing_hash, o.id, o.started_at, 'medium', null, '{}'::jsonb
-    from ${t} o cross join lateral (
-      select p.listing_hash from ${t} p
-      where p.server_id = o.server_id and p.outcome = 'ok' and p.id < o.id
-      order by p.id desc limit 1
-    ) prev
-    where o.outcome = 'ok' and prev.listing_hash <> o.listing_hash
-    order by o.id`);
-  // The chain: each change after the server's previous one.
-  await db.execute(sql`update changes c set previous_change_id = p.prev
-    from (select id, lag(id) over (partition by server_id order by id) as prev from changes) p
-    where p.id = c.id and p.prev is not null`);
+  // Ids given here, so that each change is written after its server's previous one (the
+  // chain's unique link).
+  await db.execute(sql`insert into changes (id, server_id, previous_change_id, from_hash, to_hash,
+      observation_id, detected_at, severity, notification_seen, exposure)
+    select cid, server_id, lag(cid) over (partition by server_id order by cid), from_hash, to_hash,
+      oid, started_at, 'medium', null, '{}'::jsonb
+    from (
+      select row_number() over (order by o.id) as cid, o.server_id, prev.listing_hash as from_hash,
+        o.listing_hash as to_hash, o.id as oid, o.started_at
+      from ${t} o cross join lateral (
+        select p.listing_hash from ${t} p
+        where p.server_id = o.server_id and p.outcome = 'ok' and p.id < o.id
+        order by p.id desc limit 1
+      ) prev
+      where o.outcome = 'ok' and prev.listing_hash <> o.listing_hash
+    ) c`);
+  await db.execute(
+    sql`select setval(pg_get_serial_sequence('changes', 'id'), coalesce((select max(id) from changes), 1))`,
+  );
   await db.execute(sql`insert into observation_counts (trigger, outcome, bucket, count, sum_ms)
     select 'poll', outcome, 0, sum(count), sum(count) * 40 from ${t} group by outcome`);
 }
@@ -230,8 +233,9 @@ function latestListings(db: Database, schema: string, column: 'started_at' | 'la
 }
 
 /** `history NAME` before runs: the server's latest 50 observations and their changes. */
-async function oldHistory(db: Database, schema: string, serverId: number) {
+async function oldHistory(db: Database, schema: string, name: string) {
   const t = sql.raw(`"${schema}".observations`);
+  const serverId = (await getServer(db, name)).id;
   const rows = rowsOf<{ id: number }>(
     await db.execute(
       sql`select * from ${t} where server_id = ${serverId} order by id desc limit 50`,
@@ -386,7 +390,7 @@ async function runOn(backend: Backend): Promise<void> {
         hashes[Math.floor((OLD_DAYS * PROBES_PER_DAY - 1) / (MONTH_DAYS * PROBES_PER_DAY))]!;
       const old = {
         scrape: await timed(() => oldScrape(db, 'old_history')),
-        history: await timed(() => oldHistory(db, 'old_history', oldServer)),
+        history: await timed(() => oldHistory(db, 'old_history', server.name)),
         fleetListings: await timed(() => latestListings(db, 'old_history', 'started_at')),
         record: await timed(() => oldRecord(db, 'old_history', oldServer, last)),
       };

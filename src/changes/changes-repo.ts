@@ -94,9 +94,14 @@ export async function extendLatestRuns(
       ${row.ttlMs ?? null}::bigint, ${text(row.cacheScope)}::text, ${row.pages ?? null}::integer,
       ${row.workerId ?? null}::text)`,
   );
+  // Each attempt's server's latest run, found by a lateral probe of observations_server_id
+  // and then joined on the primary key: a condition on the run itself would be checked
+  // against every row of the table.
   const v = sql`(values ${sql.join(tuples, sql`, `)}) as v(server_id, started_at, duration_ms,
     trigger, outcome, listing_hash, error_code, error_message, protocol_version, server_info,
-    capabilities, ttl_ms, cache_scope, pages, worker_id)`;
+    capabilities, ttl_ms, cache_scope, pages, worker_id)
+    cross join lateral (select max(latest.id) as id from ${observations} as latest
+      where latest.server_id = v.server_id) as latest`;
   const lastOf = (trigger: ObservationRow['trigger'], column: SQL) =>
     sql`case when v.trigger = ${trigger} then greatest(${column}, v.started_at) else ${column} end`;
   return db
@@ -119,8 +124,7 @@ export async function extendLatestRuns(
     })
     .from(v)
     .where(
-      sql`${observations.id} = (select max(latest.id) from ${observations} as latest
-          where latest.server_id = v.server_id)
+      sql`${observations.id} = latest.id
         and ${observations.outcome} = v.outcome
         and ${observations.listingHash} is not distinct from v.listing_hash
         and ${observations.errorCode} is not distinct from v.error_code
