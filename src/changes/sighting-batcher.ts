@@ -63,18 +63,19 @@ export class SightingBatcher {
   }
 
   private async write(batch: Waiting[]): Promise<void> {
-    const written = await extendLatestRuns(
-      this.db,
-      batch.map((waiting) => waiting.row),
-    );
+    const rows = batch.map((waiting) => waiting.row);
+    // The runs and the counters /metrics reads instead of counting history, in one
+    // transaction: a scrape never sees an attempt in a run and not counted, or the reverse.
+    const written = await this.db.transaction(async (tx) => {
+      const extended = await extendLatestRuns(tx, rows);
+      const servers = new Set(extended.map((row) => row.serverId));
+      await countAttempts(
+        tx,
+        rows.filter((row) => servers.has(row.serverId)),
+      );
+      return extended;
+    });
     const byServer = new Map(written.map((row) => [row.serverId, row]));
-    // Counted once written, outside any transaction (what /metrics reads instead of
-    // counting history). A failure here loses counts, never runs: the runs are written,
-    // and failing their callers would have them recorded a second time.
-    await countAttempts(
-      this.db,
-      batch.filter((waiting) => byServer.has(waiting.row.serverId)).map((waiting) => waiting.row),
-    ).catch(() => {});
     for (const waiting of batch) waiting.resolve(byServer.get(waiting.row.serverId));
   }
 

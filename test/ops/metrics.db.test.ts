@@ -95,8 +95,12 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
       .map((outage) => outage.serverId),
   );
   const held = await db.select().from(heldSessions);
-  const observationRows = await db.select().from(observations);
-  const countRows = await db.select().from(observationCounts);
+  // One snapshot: serve may record an attempt between two reads.
+  const [observationRows, countRows] = await db.transaction(
+    async (tx) =>
+      [await tx.select().from(observations), await tx.select().from(observationCounts)] as const,
+    { isolationLevel: 'repeatable read' },
+  );
   const changeRows = await db.select().from(changes);
   const alertRows = await db.select().from(alerts);
   const deliveryRows = await db.select().from(deliveries);
