@@ -199,8 +199,9 @@ export interface ListingSpan {
 /**
  * The server's successful observations since `since`, as spans of one listing: its ok runs
  * of one hash, merged when only error runs lie between them (gaps and islands over the
- * runs), oldest first; at most `limit` spans, the latest ones. Error runs do not break a
- * span: outages are drawn from the outages table.
+ * runs), oldest first; at most `limit` spans, the latest ones. A span starts at `since` at
+ * the earliest (its count is its runs' whole count). Error runs do not break a span:
+ * outages are drawn from the outages table.
  */
 export async function listingSpans(
   db: Database,
@@ -210,7 +211,8 @@ export async function listingSpans(
   type Run = { hash: string; from: string | Date; to: string | Date; observations: number };
   const rows = await db.execute(
     sql`select hash, "from", "to", observations from (
-      select ${observations.listingHash} as hash, min(${observations.startedAt}) as "from",
+      select ${observations.listingHash} as hash,
+        greatest(min(${observations.startedAt}), ${options.since.toISOString()}::timestamptz) as "from",
         max(${observations.lastSeenAt}) as "to", sum(${observations.count})::int as observations
       from (
         select ${observations.listingHash}, ${observations.startedAt}, ${observations.lastSeenAt},
