@@ -50,8 +50,9 @@ export interface ObservationInput {
 }
 
 export interface RecordedObservation {
-  observation: ObservationRow;
   /** The run this attempt extended or started (its id: the run's first attempt's). */
+  observation: ObservationRow;
+  /** The listing seen; null for an error observation. */
   listing: CanonicalListing | null;
   /** The server's listing before this observation (its previous successful one). */
   previousHash: string | null;
@@ -79,8 +80,8 @@ const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
  * one, the change, its findings and its alert (the outbox), all in one transaction. An
  * attempt with its server's latest outcome extends that run (docs/history.md); another
  * outcome starts a run. The common case, a listing the history already ends at, is one
- * statement to extend the run and one to count it, no transaction, shared with the other
- * such observations in flight (SightingBatcher). An error
+ * short transaction (extend the run, count the attempt) shared with the other such
+ * observations in flight (SightingBatcher). An error
  * observation never touches the listing history: a server that is down has not removed
  * its tools. The first successful listing becomes the baseline until an operator approves
  * another; when its text holds content findings (poison on first sight) it is also a

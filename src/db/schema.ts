@@ -234,6 +234,8 @@ export const changes = pgTable(
     // Only a server's first change can start from no listing.
     check('changes_from_listing', sql`${t.fromHash} is not null or ${t.previousChangeId} is null`),
     index('changes_server_detected').on(t.serverId, t.detectedAt.desc()),
+    // `history` finds the changes of a page of runs, and pruning the runs no change points at.
+    index('changes_observation').on(t.observationId),
   ],
 );
 
