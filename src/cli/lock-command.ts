@@ -35,7 +35,16 @@ function nothingToList(where: string): DriftError {
 }
 
 export async function lockCommand(run: CommandRun): Promise<void> {
-  const opts = run.opts as { config?: string[]; out?: string; update?: boolean; json?: boolean };
+  const opts = run.opts as {
+    config?: string[];
+    out?: string;
+    update?: boolean;
+    failOn?: string;
+    json?: boolean;
+  };
+  const problems = new Problems();
+  const failOn = severityFlag(problems, '--fail-on', opts.failOn);
+  problems.throwIfAny();
   const ctx = await run.context();
   const lockfile = path.resolve(opts.out ?? DEFAULT_LOCKFILE);
   const existing = await readLockfile(lockfile);
@@ -50,7 +59,10 @@ export async function lockCommand(run: CommandRun): Promise<void> {
     update: opts.update === true,
     probe: probeOptionsOf(ctx.config, ctx.env, ctx.signal),
   });
-  if (opts.json) return printJson(report);
+  if (opts.json) {
+    printJson(report);
+    return enforceFailOn(report.severity, failOn);
+  }
   printLine(
     formatTable(
       ['SERVER', 'STATUS', 'TOOLS', 'LISTING', 'SERVER INFO', 'PROTOCOL'],
@@ -79,6 +91,12 @@ export async function lockCommand(run: CommandRun): Promise<void> {
       ? `wrote ${path.relative(process.cwd(), lockfile) || lockfile}`
       : 'the lockfile is up to date',
   );
+  if (report.findings.length > 0) {
+    printLine();
+    printLine('What the newly locked listings say (content checks, as on a first listing):');
+    process.stdout.write(formatFindingsText(report));
+  }
+  enforceFailOn(report.severity, failOn);
 }
 
 export async function verifyCommand(run: CommandRun): Promise<void> {

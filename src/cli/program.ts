@@ -171,7 +171,11 @@ Every listing command takes --json. Configuration comes from the environment or 
         collect,
       )
       .option('--out <FILE>', `the lockfile (default ${LOCKFILE})`)
-      .option('--update', 'accept the current listings, and drop servers no longer configured'),
+      .option('--update', 'accept the current listings, and drop servers no longer configured')
+      .option(
+        '--fail-on <LEVEL>',
+        `exit 1 when a listing locked for the first time has content findings reaching LEVEL (${LEVELS})`,
+      ),
   )
     .addHelpText(
       'after',

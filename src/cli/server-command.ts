@@ -12,25 +12,20 @@ import type { CommandAction, CommandRun } from './command-run.js';
 import type { CommandContext } from './context.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-/** The flags of `server add` and `server edit`, as commander names them. */
-interface RegistrationFlags {
-  stdio?: boolean;
-  url?: string;
-  transport?: string;
-  header?: string[];
-  env?: string[];
-  cwd?: string;
-  trust?: string;
-  schedule?: string;
-  notify?: string[];
-  /** false: --no-hold (edit only). */
+/**
+ * The flags of `server add` and `server edit`, as commander names them: the registration
+ * input, except that commander folds `--no-hold`, `--no-slack` and `--no-webhook` into
+ * `false` on the positive name.
+ */
+type RegistrationFlags = Omit<
+  RegistrationInput,
+  'hold' | 'noHold' | 'slack' | 'noSlack' | 'webhook' | 'noWebhook' | 'commandLine'
+> & {
   hold?: boolean;
-  /** false: --no-slack / --no-webhook (edit only). */
   slack?: string | false;
   webhook?: string | false;
-  alertMinSeverity?: string;
   json?: boolean;
-}
+};
 
 function registrationInput(run: CommandRun): RegistrationInput {
   const { json: _json, hold, slack, webhook, ...flags } = run.opts as RegistrationFlags;

@@ -1,5 +1,6 @@
 import { kindEntry } from './catalogue.js';
-import { compareSeverity, type ChangeSeverity, type Severity } from './severity.js';
+import { groupFindingsByTool } from './group-findings.js';
+import type { ChangeSeverity, Severity } from './severity.js';
 import type { Finding } from './types.js';
 import { visibleText } from './visible-text.js';
 
@@ -37,13 +38,6 @@ function changeText(finding: Finding): string {
 
 const LISTING_GROUP = '(whole listing)';
 
-function worst(findings: readonly Finding[]): Severity {
-  return findings.reduce<Severity>(
-    (acc, f) => (compareSeverity(f.severity, acc) > 0 ? f.severity : acc),
-    'info',
-  );
-}
-
 /**
  * The human rendering of a diff: findings grouped by tool, worst tool first (the whole-listing
  * findings lead among equals), one aligned row per finding, and a summary line.
@@ -54,31 +48,7 @@ export function formatFindingsText(result: {
 }): string {
   if (result.findings.length === 0) return 'No changes. Severity: none.\n';
 
-  const groups = new Map<string | null, Finding[]>();
-  for (const finding of result.findings) {
-    const group = groups.get(finding.tool);
-    if (group === undefined) groups.set(finding.tool, [finding]);
-    else group.push(finding);
-  }
-  const ordered = [...groups.entries()]
-    .map(([tool, findings]) => ({
-      tool,
-      findings: [...findings].sort((a, b) => compareSeverity(b.severity, a.severity)),
-      worst: worst(findings),
-    }))
-    .sort(
-      (a, b) =>
-        compareSeverity(b.worst, a.worst) ||
-        (a.tool === null
-          ? -1
-          : b.tool === null
-            ? 1
-            : a.tool < b.tool
-              ? -1
-              : a.tool > b.tool
-                ? 1
-                : 0),
-    );
+  const ordered = groupFindingsByTool(result.findings);
 
   const header = ['SEVERITY', 'KIND', 'FIELD', 'CHANGE', 'EXPLANATION'];
   const rows = ordered.map((group) =>

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputFile } from '../input-file.js';
 import { diffListings, type DiffResult } from '../diff/index.js';
 import type { TrustLevel } from '../diff/types.js';
 import { DriftError } from '../errors.js';
@@ -6,24 +6,9 @@ import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-sourc
 import type { RawTool } from './canonical.js';
 import { toolsFromDocument } from './validate.js';
 
-async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : (error as Error).message;
-    throw new DriftError('INVALID_INPUT', `cannot read ${path}: ${why}`);
-  }
-}
-
 /** A listing saved as a file: a tools/list result (`{"tools":[…]}`) or an array of tools. */
 export async function readListingFile(path: string): Promise<RawTool[]> {
-  const text = await readText(path);
+  const text = await readInputFile(path);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -48,7 +33,7 @@ export interface ListingSource {
  * none), so only the commands that print locations use it.
  */
 export async function readListingSource(path: string): Promise<ListingSource> {
-  const text = await readText(path);
+  const text = await readInputFile(path);
   let source: JsonSource;
   try {
     // A tool's fields, and a few levels into its schemas, are what findings name.

@@ -1,3 +1,10 @@
+import { findingJson } from '../diff/finding-json.js';
+import {
+  checkFirstListing,
+  maxSeverity,
+  type ChangeSeverity,
+  type Finding,
+} from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import type { ProbeOptions, ProbeSuccess } from '../mcp/index.js';
 import { listTargets } from './list-targets.js';
@@ -23,12 +30,28 @@ export interface LockOutcome {
   tools: number | null;
   protocolVersion: string | null;
   serverInfo: LockedServer['serverInfo'];
+  /** Content findings on a listing locked for the first time (what review must look at). */
+  findings: number;
 }
 
 export interface LockReport {
   lockfile: string;
   written: boolean;
+  /** The highest content finding's over the servers locked for the first time; `none` without. */
+  severity: ChangeSeverity;
   servers: LockOutcome[];
+  /** Their findings, each naming its server in `record.server`. */
+  findings: Finding[];
+}
+
+/** Every other server's tools, by tool name, for cross-server shadowing. */
+function toolsOfOthers(servers: readonly LockedServer[], name: string): Map<string, string> {
+  const tools = new Map<string, string>();
+  for (const other of servers) {
+    if (other.name === name) continue;
+    for (const tool of other.tools) if (!tools.has(tool.name)) tools.set(tool.name, other.name);
+  }
+  return tools;
 }
 
 function lockedFrom(target: LockTarget, result: ProbeSuccess): LockedServer {
@@ -78,7 +101,19 @@ export async function lockServers(
   const locked = new Map((options.existing?.servers ?? []).map((server) => [server.name, server]));
   const next: LockedServer[] = [];
   const outcomes: LockOutcome[] = [];
+  const findings: Finding[] = [];
   const outcome = (server: LockedServer, status: LockStatus, now: LockedServer | null): void => {
+    // A listing locked for the first time is what `verify` will never check again on its
+    // own: a poisoned description locked now would pass every later run. Its content is
+    // checked as a first listing is when the service records one.
+    const found =
+      status === 'locked'
+        ? checkFirstListing(server.tools, {
+            server: server.name,
+            otherServerTools: toolsOfOthers(current, server.name),
+          }).findings
+        : [];
+    findings.push(...found.map(findingJson));
     outcomes.push({
       name: server.name,
       status,
@@ -87,6 +122,7 @@ export async function lockServers(
       tools: server.tools.length,
       protocolVersion: server.protocolVersion,
       serverInfo: server.serverInfo,
+      findings: found.length,
     });
   };
   for (const now of current) {
@@ -123,5 +159,11 @@ export async function lockServers(
     outcomes.some((entry) => ['locked', 'updated', 'dropped'].includes(entry.status));
   if (written) await writeLockfile(options.lockfile, next);
   outcomes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { lockfile: options.lockfile, written, servers: outcomes };
+  return {
+    lockfile: options.lockfile,
+    written,
+    severity: maxSeverity(findings.map((finding) => finding.severity)),
+    servers: outcomes,
+    findings,
+  };
 }

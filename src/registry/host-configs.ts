@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputFile } from '../input-file.js';
 import path from 'node:path';
 import { DriftError } from '../errors.js';
 import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-source.js';
@@ -116,19 +116,7 @@ export async function readHostConfig(
   scope: 'user' | 'project',
   context: HostContext,
 ): Promise<HostConfigFile> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : (error as Error).message;
-    throw new DriftError('INVALID_INPUT', `cannot read ${file}: ${why}`);
-  }
+  const text = await readInputFile(file);
   let source: JsonSource;
   try {
     source = parseJsonSource(text, { comments: true, positionDepth: 4 });

@@ -4,7 +4,7 @@ import type { AlertChange } from '../../src/alerts/render-alert.js';
 import { diffListings, type DeliveryContext, type TrustLevel } from '../../src/diff/index.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 
-// Shared by the channel renderers' tests; the same builder as render-alert.test.ts's.
+// Shared by the alert renderers' tests (email, Slack, webhook).
 
 export const OLD_FIRST = '2026-11-30T10:00:00.000Z';
 export const OLD_LAST = '2026-11-30T11:55:00.000Z';

@@ -2,7 +2,7 @@ import type { FC } from 'hono/jsx';
 import type { FeedItem } from '../../changes/change-views.js';
 import { FINDING_KINDS, SEVERITIES } from '../../diff/index.js';
 import { Layout } from './layout.js';
-import { Notice, Sev, Shown, When, query, type PageContext } from './parts.js';
+import { Headline, Notice, Sev, When, notificationText, query, type PageContext } from './parts.js';
 
 /** The feed's filters as the form and its links carry them (strings, as in the query). */
 export interface FeedParams {
@@ -123,30 +123,10 @@ export const ChangesPage: FC<{
                     <Sev severity={change.severity} />
                   </td>
                   <td class="text">
-                    {change.headline ? (
-                      <>
-                        {change.headline.tool ? (
-                          <>
-                            <code>
-                              <Shown text={change.headline.tool} />
-                            </code>{' '}
-                          </>
-                        ) : null}
-                        <code>{change.headline.kind}</code>:{' '}
-                        <Shown text={change.headline.explanation} max={200} />
-                      </>
-                    ) : (
-                      <span class="absent">no findings</span>
-                    )}
+                    <Headline headline={change.headline} />
                   </td>
                   <td>{change.findings}</td>
-                  <td>
-                    {change.notificationSeen === null
-                      ? 'no held session'
-                      : change.notificationSeen
-                        ? 'seen'
-                        : 'none (silent)'}
-                  </td>
+                  <td>{notificationText(change.notificationSeen)}</td>
                 </tr>
               ))}
             </tbody>

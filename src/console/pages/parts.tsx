@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import type { FeedItem } from '../../changes/change-views.js';
 import type { ChangeSeverity } from '../../diff/index.js';
 import { visibleSegments } from '../visible.js';
 
@@ -40,6 +41,36 @@ export const Shown: FC<{ text: string | null | undefined; max?: number }> = ({ t
 export const Sev: FC<{ severity: ChangeSeverity }> = ({ severity }) => (
   <span class={`sev sev-${severity}`}>{severity}</span>
 );
+
+/** A change's one-line summary in the feeds: its worst finding, or that it has none. */
+export const Headline: FC<{ headline: FeedItem['headline']; kind?: boolean }> = ({
+  headline,
+  kind = true,
+}) =>
+  headline ? (
+    <>
+      {headline.tool ? (
+        <>
+          <code>
+            <Shown text={headline.tool} />
+          </code>{' '}
+        </>
+      ) : null}
+      {kind ? (
+        <>
+          <code>{headline.kind}</code>:{' '}
+        </>
+      ) : null}
+      <Shown text={headline.explanation} max={200} />
+    </>
+  ) : (
+    <span class="absent">no findings</span>
+  );
+
+/** Whether hosts holding a session were told of the change. */
+export function notificationText(seen: boolean | null): string {
+  return seen === null ? 'no held session' : seen ? 'seen' : 'none (silent)';
+}
 
 export function ago(iso: string, now: Date): string {
   const seconds = Math.round((now.getTime() - new Date(iso).getTime()) / 1000);

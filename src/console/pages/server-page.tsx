@@ -2,7 +2,18 @@ import type { FC } from 'hono/jsx';
 import { HINTS, type DeclaredHint } from '../../diff/index.js';
 import type { ServerDetail } from '../../registry/server-detail.js';
 import { Layout } from './layout.js';
-import { Hash, Notice, PostButton, Sev, Shown, When, query, type PageContext } from './parts.js';
+import {
+  Hash,
+  Headline,
+  Notice,
+  PostButton,
+  Sev,
+  Shown,
+  When,
+  notificationText,
+  query,
+  type PageContext,
+} from './parts.js';
 import { TimelineSvg } from './timeline-svg.js';
 
 export const WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
@@ -319,28 +330,9 @@ export const ServerPage: FC<{
                     <Sev severity={change.severity} />
                   </td>
                   <td class="text">
-                    {change.headline ? (
-                      <>
-                        {change.headline.tool ? (
-                          <>
-                            <code>
-                              <Shown text={change.headline.tool} />
-                            </code>{' '}
-                          </>
-                        ) : null}
-                        <Shown text={change.headline.explanation} max={200} />
-                      </>
-                    ) : (
-                      <span class="absent">no findings</span>
-                    )}
+                    <Headline headline={change.headline} kind={false} />
                   </td>
-                  <td>
-                    {change.notificationSeen === null
-                      ? 'no held session'
-                      : change.notificationSeen
-                        ? 'seen'
-                        : 'none (silent)'}
-                  </td>
+                  <td>{notificationText(change.notificationSeen)}</td>
                 </tr>
               ))}
             </tbody>
