@@ -249,14 +249,21 @@ async function oldHistory(db: Database, schema: string, name: string) {
   );
 }
 
-/** One unchanged observation before runs: an insert on the condition that the chain ends at it. */
-function oldRecord(db: Database, schema: string, serverId: number, hash: string) {
+/**
+ * One unchanged observation before runs: an insert on the condition that the chain ends at
+ * it (insertUnchangedObservations of migration 0006's code). It must write: a row that the
+ * condition turns away would time a no-op.
+ */
+async function oldRecord(db: Database, schema: string, serverId: number, hash: string) {
   const t = sql.raw(`"${schema}".observations`);
-  return db.execute(sql`insert into ${t} (server_id, started_at, duration_ms, trigger, outcome,
+  const written =
+    await db.execute(sql`insert into ${t} (server_id, started_at, duration_ms, trigger, outcome,
       listing_hash, protocol_version, pages, worker_id)
     select ${serverId}, now(), 40, 'poll', 'ok', ${hash}, '2025-11-25', 1, 'bench'
     where coalesce((select to_hash from changes where server_id = ${serverId} order by id desc limit 1),
-      (select listing_hash from ${t} where server_id = ${serverId} and outcome = 'ok' order by id limit 1)) = ${hash}`);
+      (select listing_hash from ${t} where server_id = ${serverId} and outcome = 'ok' order by id limit 1)) = ${hash}
+    returning id`);
+  if (rowsOf(written).length !== 1) throw new Error('the old-schema observation was not written');
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -332,12 +339,15 @@ async function runOn(backend: Backend): Promise<void> {
         workerId: 'bench',
       };
     };
-    const statement = await timed(async () => {
-      const row = attempt();
-      const [extended] = await extendLatestRuns(db, [row]);
-      if (!extended) throw new Error('the bench run was not extended');
-      await countAttempts(db, [row]);
-    });
+    // As SightingBatcher writes them: one transaction, one commit.
+    const statement = await timed(() =>
+      db.transaction(async (tx) => {
+        const row = attempt();
+        const [extended] = await extendLatestRuns(tx, [row]);
+        if (!extended) throw new Error('the bench run was not extended');
+        await countAttempts(tx, [row]);
+      }),
+    );
     const recorded = await one<{ n: number | string }>(
       db,
       sql`select count(*) as n from observations where server_id = ${server.id}`,
@@ -386,8 +396,8 @@ async function runOn(backend: Backend): Promise<void> {
       const sizeNew = await sizeOf(db, sameTables);
       const sizeOld = await sizeOf(db, ['old_history.observations']);
       const oldServer = server.id;
-      const last =
-        hashes[Math.floor((OLD_DAYS * PROBES_PER_DAY - 1) / (MONTH_DAYS * PROBES_PER_DAY))]!;
+      // The changes table is shared: the chain ends where the runs schema's history does.
+      const last = current.hash;
       const old = {
         scrape: await timed(() => oldScrape(db, 'old_history')),
         history: await timed(() => oldHistory(db, 'old_history', server.name)),
