@@ -115,13 +115,15 @@ export async function seed(handle: DatabaseHandle): Promise<{ changes: number; f
   );
   for (let i = 0; i < rows.length; i += 500)
     await db.insert(servers).values(rows.slice(i, i + 500));
-  // Observations: every server's last PER_SERVER, 6,000 s apart (a week); even servers moved
+  // Observations: every server's last PER_SERVER, 6,000 s apart (a week), each a run of one
+  // (the worst case of runs: every attempt another outcome); even servers moved
   // to the relaxed listing ten observations ago; one in 37 is an error.
   const span = Math.floor((7 * 86_400) / PER_SERVER);
   await db.execute(sql`insert into observations
-      (server_id, started_at, duration_ms, trigger, outcome, listing_hash, error_code, error_message,
-       protocol_version, pages, worker_id)
+      (server_id, started_at, last_seen_at, duration_ms, trigger, outcome, listing_hash,
+       error_code, error_message, protocol_version, pages, worker_id)
     select s.id, now() - make_interval(secs => (${PER_SERVER} - g) * ${span} + s.id % 60),
+      now() - make_interval(secs => (${PER_SERVER} - g) * ${span} + s.id % 60),
       20 + g % 30, case when g % 10 = 0 then 'notification' else 'poll' end,
       case when g % 37 = 0 then 'error' else 'ok' end,
       case when g % 37 = 0 then null when s.id % 2 = 0 and g > ${PER_SERVER - 10} then ${changed.hash} else ${base.hash} end,

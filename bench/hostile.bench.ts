@@ -12,7 +12,7 @@
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import { observations, servers } from '../src/db/schema.js';
 import { startHttpFixture, type HttpFixture } from '../test/support/mcp-fixtures.js';
 import { FixtureServers } from './watch-fixtures.js';
@@ -127,21 +127,34 @@ async function runOnce(
         await sleep(1_000);
       }
     })();
-    await Promise.all([polling, sampling]);
+    // A run keeps its latest poll's time, not each one: the probes are read as they happen,
+    // each new latest poll time of a healthy server one probe (a 3 s period, read every 250 ms).
+    const seenProbes = new Map<string, { serverId: number; startedAt: Date }>();
+    const watching = (async () => {
+      while (Date.now() < until + 500) {
+        const rows = await db
+          .select({ serverId: observations.serverId, at: observations.lastPollAt })
+          .from(observations)
+          .where(
+            and(inArray(observations.serverId, healthyIds), gte(observations.lastPollAt, from)),
+          );
+        for (const row of rows) {
+          if (row.at)
+            seenProbes.set(`${row.serverId}/${row.at.getTime()}`, {
+              serverId: row.serverId,
+              startedAt: row.at,
+            });
+        }
+        await sleep(250);
+      }
+    })();
+    await Promise.all([polling, sampling, watching]);
     const to = new Date();
     const peakRssBytes = memoryOf(running.pid).peak;
 
-    const probes = await db
-      .select({ serverId: observations.serverId, startedAt: observations.startedAt })
-      .from(observations)
-      .where(
-        and(
-          inArray(observations.serverId, healthyIds),
-          eq(observations.trigger, 'poll'),
-          gte(observations.startedAt, from),
-        ),
-      )
-      .orderBy(asc(observations.startedAt));
+    const probes = [...seenProbes.values()].sort(
+      (a, b) => a.startedAt.getTime() - b.startedAt.getTime(),
+    );
     const inWindow = probes.filter((probe) => probe.startedAt <= to);
     let maxGapMs = 0;
     let gapsOverTarget = 0;
@@ -162,7 +175,10 @@ async function runOnce(
     const hostileErrors: Record<string, number> = {};
     if (hostileIds.size > 0) {
       const errors = await db
-        .select({ serverId: observations.serverId, n: sql<number>`count(*)::int` })
+        .select({
+          serverId: observations.serverId,
+          n: sql<number>`sum(${observations.count})::int`,
+        })
         .from(observations)
         .where(
           and(

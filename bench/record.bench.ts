@@ -95,6 +95,7 @@ function bareInsert(handle: DatabaseHandle, server: ServerRow, hash: string) {
   return handle.db.insert(observations).values({
     serverId: server.id,
     startedAt: new Date(),
+    lastSeenAt: new Date(),
     durationMs: 5,
     trigger: 'poll',
     outcome: 'ok',

@@ -4,6 +4,7 @@ import { runAlertsBench } from './alerts.bench.js';
 import { runCliBench } from './cli.bench.js';
 import { runConsoleBench } from './console.bench.js';
 import { runDiffBench } from './diff.bench.js';
+import { runHistoryBench } from './history.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
 import { runWatchBench } from './watch.bench.js';
@@ -16,6 +17,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['cli', runCliBench],
   ['console', runConsoleBench],
   ['hostile', runHostileBench],
+  ['history', runHistoryBench],
 ];
 
 const only = process.argv.slice(2);

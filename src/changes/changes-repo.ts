@@ -1,4 +1,16 @@
-import { and, asc, desc, eq, exists, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  exists,
+  getTableColumns,
+  gte,
+  inArray,
+  lt,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { changes, findings, listings, observations, servers } from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
@@ -52,44 +64,74 @@ export async function chainEnd(db: Database, serverId: number): Promise<ChainEnd
   return { lastChangeId: row?.lastChangeId ?? null, hash: row?.hash ?? null };
 }
 
-export type UnchangedObservation = NewObservationRow & { listingHash: string };
+/** An attempt to fold into its server's latest run: an ok one with its listing, or an error. */
+export type RunAttempt = NewObservationRow;
 
 /**
- * Records successful observations in one statement, each on the condition that its
- * server's chain ends at the listing it saw; the result holds the rows written, and an
- * observation whose server's chain ends elsewhere (a change, or a first listing) is not
- * among them and writes nothing. The servers must be distinct: a row is told apart by its
- * server. Most observations see no change: this is their whole cost. A change another
- * observer appends meanwhile does not make a sighting of the listing before it untrue;
- * the next observation compares against that change.
+ * Folds attempts into their servers' latest runs, in one statement: each attempt whose
+ * server's latest run has its outcome (the same listing, or the same error code and
+ * reason) bumps that run's count, last time and its trigger's last time, and takes the
+ * attempt's descriptive fields. An ok attempt also needs its server's chain to end at its
+ * listing. The result holds the runs extended; an attempt not among them wrote nothing
+ * (another outcome: it starts a run, perhaps a change). The servers must be distinct: a
+ * row is told apart by its server. Most attempts see no change: this is their whole cost.
+ * A change another observer appends meanwhile does not make a sighting of the listing
+ * before it untrue; the next attempt compares against that change.
  */
-export async function insertUnchangedObservations(
+export async function extendLatestRuns(
   db: Database,
-  rows: readonly UnchangedObservation[],
+  rows: readonly RunAttempt[],
 ): Promise<ObservationRow[]> {
   // Raw values bypass the columns' own mapping: server text is made storable here.
   const json = (value: unknown) => (value == null ? null : JSON.stringify(toStorableJson(value)));
   const text = (value: string | null | undefined) => (value == null ? null : toStorableText(value));
   const tuples = rows.map(
     (row) => sql`(${row.serverId}::integer, ${row.startedAt.toISOString()}::timestamptz,
-      ${row.durationMs}::integer, ${row.trigger}::text, ${row.listingHash}::text,
-      ${text(row.protocolVersion)}::text, ${json(row.serverInfo)}::jsonb,
-      ${json(row.capabilities)}::jsonb, ${row.ttlMs ?? null}::bigint,
-      ${text(row.cacheScope)}::text, ${row.pages ?? null}::integer,
+      ${row.durationMs}::integer, ${row.trigger}::text, ${row.outcome}::text,
+      ${row.listingHash ?? null}::text, ${row.errorCode ?? null}::text,
+      ${text(row.errorMessage)}::text, ${text(row.protocolVersion)}::text,
+      ${json(row.serverInfo)}::jsonb, ${json(row.capabilities)}::jsonb,
+      ${row.ttlMs ?? null}::bigint, ${text(row.cacheScope)}::text, ${row.pages ?? null}::integer,
       ${row.workerId ?? null}::text)`,
   );
-  const serverId = sql`v.server_id`;
-  // drizzle's insert-select names every column in the table's order (schema.ts): the
-  // values follow that order. A column added there without a value here fails loudly.
-  const values = sql`select nextval(pg_get_serial_sequence('observations', 'id')),
-    v.server_id, v.started_at, v.duration_ms, v.trigger, 'ok', v.listing_hash, null, null,
-    v.protocol_version, v.server_info, v.capabilities, v.ttl_ms, v.cache_scope, v.pages,
-    v.worker_id
-    from (values ${sql.join(tuples, sql`, `)}) as v(server_id, started_at, duration_ms,
-      trigger, listing_hash, protocol_version, server_info, capabilities, ttl_ms,
-      cache_scope, pages, worker_id)
-    where ${chainEndHash(serverId)} = v.listing_hash`;
-  return db.insert(observations).select(values).returning();
+  // Each attempt's server's latest run, found by a lateral probe of observations_server_id
+  // and then joined on the primary key: a condition on the run itself would be checked
+  // against every row of the table.
+  const v = sql`(values ${sql.join(tuples, sql`, `)}) as v(server_id, started_at, duration_ms,
+    trigger, outcome, listing_hash, error_code, error_message, protocol_version, server_info,
+    capabilities, ttl_ms, cache_scope, pages, worker_id)
+    cross join lateral (select max(latest.id) as id from ${observations} as latest
+      where latest.server_id = v.server_id) as latest`;
+  const lastOf = (trigger: ObservationRow['trigger'], column: SQL) =>
+    sql`case when v.trigger = ${trigger} then greatest(${column}, v.started_at) else ${column} end`;
+  return db
+    .update(observations)
+    .set({
+      count: sql`${observations.count} + 1`,
+      lastSeenAt: sql`greatest(${observations.lastSeenAt}, v.started_at)`,
+      lastPollAt: lastOf('poll', sql`${observations.lastPollAt}`),
+      lastNotificationAt: lastOf('notification', sql`${observations.lastNotificationAt}`),
+      lastStartupAt: lastOf('startup', sql`${observations.lastStartupAt}`),
+      lastManualAt: lastOf('manual', sql`${observations.lastManualAt}`),
+      durationMs: sql`v.duration_ms`,
+      protocolVersion: sql`v.protocol_version`,
+      serverInfo: sql`v.server_info`,
+      capabilities: sql`v.capabilities`,
+      ttlMs: sql`v.ttl_ms`,
+      cacheScope: sql`v.cache_scope`,
+      pages: sql`v.pages`,
+      workerId: sql`v.worker_id`,
+    })
+    .from(v)
+    .where(
+      sql`${observations.id} = latest.id
+        and ${observations.outcome} = v.outcome
+        and ${observations.listingHash} is not distinct from v.listing_hash
+        and ${observations.errorCode} is not distinct from v.error_code
+        and ${observations.errorMessage} is not distinct from v.error_message
+        and (v.outcome = 'error' or ${chainEndHash(sql`v.server_id`)} = v.listing_hash)`,
+    )
+    .returning(getTableColumns(observations));
 }
 
 /**

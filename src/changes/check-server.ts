@@ -89,7 +89,8 @@ export async function checkServer(
     server: server.name,
     observation: {
       id: observation.id,
-      startedAt: observation.startedAt.toISOString(),
+      // This attempt's start: the run it extended may have started long before.
+      startedAt: observation.lastSeenAt.toISOString(),
       durationMs: observation.durationMs,
       protocolVersion: observation.protocolVersion,
       serverInfo: observation.serverInfo,

@@ -4,55 +4,78 @@ import { observationsBefore, type ObservationRow } from '../listings/listings-re
 import { getServer } from '../registry/servers-repo.js';
 import { changesOfObservations } from './changes-repo.js';
 
-export interface HistoryEntry {
+type Trigger = ObservationRow['trigger'];
+
+/** A run of a server's observations with one outcome (docs/history.md). */
+export interface HistoryRun {
+  /** The run's first observation's id (a change's observation is a run's first). */
   id: number;
-  startedAt: string;
-  trigger: ObservationRow['trigger'];
   outcome: ObservationRow['outcome'];
-  durationMs: number;
   listingHash: string | null;
-  protocolVersion: string | null;
   error: { code: string | null; message: string | null } | null;
-  /** The change this observation revealed, if it revealed one (fromHash null: a first listing). */
+  /** Observations in the run. */
+  count: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  /** How the run's first observation was triggered. */
+  trigger: Trigger;
+  /** Per trigger seen in the run, when its latest observation started. */
+  triggers: Partial<Record<Trigger, string>>;
+  /** The latest observation's. */
+  durationMs: number;
+  protocolVersion: string | null;
+  /** The change the run's first observation revealed (fromHash null: a first listing). */
   change: { id: number; severity: ChangeSeverity; fromHash: string | null } | null;
 }
 
 /**
- * A server's observations, newest first, each with the change it revealed; with `before`,
- * the page of those with smaller ids.
+ * A server's observation runs, newest first, each with the change its first observation
+ * revealed; with `before`, the page of those with smaller ids.
  */
 export async function serverHistory(
   db: Database,
   name: string,
   options: { limit: number; before?: number },
-): Promise<{ server: string; observations: HistoryEntry[] }> {
+): Promise<{ server: string; runs: HistoryRun[] }> {
   const server = await getServer(db, name);
-  const observations = await observationsBefore(db, server.id, options);
+  const rows = await observationsBefore(db, server.id, options);
   const changes = await changesOfObservations(
     db,
-    observations.map((observation) => observation.id),
+    rows.map((row) => row.id),
   );
   const changeByObservation = new Map(changes.map((change) => [change.observationId, change]));
   return {
     server: server.name,
-    observations: observations.map((observation) => {
-      const change = changeByObservation.get(observation.id);
+    runs: rows.map((row) => {
+      const change = changeByObservation.get(row.id);
       return {
-        id: observation.id,
-        startedAt: observation.startedAt.toISOString(),
-        trigger: observation.trigger,
-        outcome: observation.outcome,
-        durationMs: observation.durationMs,
-        listingHash: observation.listingHash,
-        protocolVersion: observation.protocolVersion,
-        error:
-          observation.outcome === 'error'
-            ? { code: observation.errorCode, message: observation.errorMessage }
-            : null,
+        id: row.id,
+        outcome: row.outcome,
+        listingHash: row.listingHash,
+        error: row.outcome === 'error' ? { code: row.errorCode, message: row.errorMessage } : null,
+        count: row.count,
+        firstSeenAt: row.startedAt.toISOString(),
+        lastSeenAt: row.lastSeenAt.toISOString(),
+        trigger: row.trigger,
+        triggers: triggersOfRun(row),
+        durationMs: row.durationMs,
+        protocolVersion: row.protocolVersion,
         change: change
           ? { id: change.id, severity: change.severity, fromHash: change.fromHash }
           : null,
       };
     }),
   };
+}
+
+function triggersOfRun(row: ObservationRow): HistoryRun['triggers'] {
+  const triggers: HistoryRun['triggers'] = {};
+  const last: [Trigger, Date | null][] = [
+    ['poll', row.lastPollAt],
+    ['notification', row.lastNotificationAt],
+    ['startup', row.lastStartupAt],
+    ['manual', row.lastManualAt],
+  ];
+  for (const [trigger, at] of last) if (at) triggers[trigger] = at.toISOString();
+  return triggers;
 }

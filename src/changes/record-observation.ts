@@ -22,6 +22,7 @@ import {
   type NewObservationRow,
   type ObservationRow,
 } from '../listings/listings-repo.js';
+import { countAttempts } from '../listings/observation-counts.js';
 import { scrubSecrets } from '../log.js';
 import type { ProbeResult } from '../mcp/index.js';
 import { setProtocolEra } from '../registry/servers-repo.js';
@@ -30,6 +31,7 @@ import {
   appendChange,
   chainEnd,
   changesSince,
+  extendLatestRuns,
   isDuplicateAppend,
   otherServersTools,
   type ChangeRow,
@@ -48,6 +50,7 @@ export interface ObservationInput {
 }
 
 export interface RecordedObservation {
+  /** The run this attempt extended or started (its id: the run's first attempt's). */
   observation: ObservationRow;
   /** The listing seen; null for an error observation. */
   listing: CanonicalListing | null;
@@ -74,9 +77,11 @@ const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Stores one attempt to list a server and, when its listing differs from the previous
- * one, the change, its findings and its alert (the outbox), all in one transaction. The
- * common case, a listing the history already ends at, is one statement and no transaction,
- * shared with the other such observations in flight (SightingBatcher). An error
+ * one, the change, its findings and its alert (the outbox), all in one transaction. An
+ * attempt with its server's latest outcome extends that run (docs/history.md); another
+ * outcome starts a run. The common case, a listing the history already ends at, is one
+ * short transaction (extend the run, count the attempt) shared with the other such
+ * observations in flight (SightingBatcher). An error
  * observation never touches the listing history: a server that is down has not removed
  * its tools. The first successful listing becomes the baseline until an operator approves
  * another; when its text holds content findings (poison on first sight) it is also a
@@ -88,10 +93,7 @@ export async function recordObservation(
 ): Promise<RecordedObservation> {
   const listing = input.result.ok ? canonicalListing(input.result.tools) : null;
   if (listing) {
-    const observation = await sightingsOf(db).submit({
-      ...observationValues(input, listing),
-      listingHash: listing.hash,
-    });
+    const observation = await sightingsOf(db).submit(observationValues(input, listing));
     if (observation) {
       await rememberEra(db, input);
       return { observation, listing, previousHash: listing.hash, change: null };
@@ -101,7 +103,12 @@ export async function recordObservation(
   // transaction is rolled back and redone, and finds that listing as the previous one.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction((tx) => recordIn(tx, input, listing));
+      return await db.transaction(async (tx) => {
+        const recorded = await recordIn(tx, input, listing);
+        // Last in the transaction: the counter rows stay locked until it commits.
+        await countAttempts(tx, [observationValues(input, listing)]);
+        return recorded;
+      });
     } catch (error) {
       if (!isDuplicateAppend(error) || attempt >= 3) throw error;
     }
@@ -119,9 +126,17 @@ async function recordIn(
   // observers of one transition from both recording it.
   const chain = await chainEnd(db, server.id);
   const previousHash = chain.hash;
+  const values = observationValues(input, listing);
+  // An error like the last one, or the listing the history ends at after a batched
+  // sighting lost a race: the latest run goes on.
+  const [extended] = await extendLatestRuns(db, [values]);
+  if (extended) {
+    await rememberEra(db, input);
+    return { observation: extended, listing, previousHash, change: null };
+  }
   // The listing the chain ends at is stored already.
   if (listing && listing.hash !== previousHash) await storeListing(db, listing);
-  const observation = await insertObservation(db, observationValues(input, listing));
+  const observation = await insertObservation(db, values);
   await rememberEra(db, input);
   const recorded = { observation, listing, previousHash, change: null };
   if (!listing || !result.ok) return recorded;
@@ -206,9 +221,16 @@ function observationValues(
   listing: CanonicalListing | null,
 ): NewObservationRow {
   const { result } = input;
+  const at = input.startedAt;
   return {
     serverId: input.server.id,
-    startedAt: input.startedAt,
+    startedAt: at,
+    lastSeenAt: at,
+    count: 1,
+    lastPollAt: input.trigger === 'poll' ? at : null,
+    lastNotificationAt: input.trigger === 'notification' ? at : null,
+    lastStartupAt: input.trigger === 'startup' ? at : null,
+    lastManualAt: input.trigger === 'manual' ? at : null,
     durationMs: result.durationMs,
     trigger: input.trigger,
     outcome: result.ok ? 'ok' : 'error',

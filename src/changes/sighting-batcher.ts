@@ -1,10 +1,11 @@
 import type { Database } from '../db/client.js';
 import { dataException } from '../db/sql-errors.js';
 import type { ObservationRow } from '../listings/listings-repo.js';
-import { insertUnchangedObservations, type UnchangedObservation } from './changes-repo.js';
+import { countAttempts } from '../listings/observation-counts.js';
+import { extendLatestRuns, type RunAttempt } from './changes-repo.js';
 
 interface Waiting {
-  row: UnchangedObservation;
+  row: RunAttempt;
   resolve: (written: ObservationRow | undefined) => void;
   reject: (error: unknown) => void;
 }
@@ -13,7 +14,7 @@ interface Waiting {
 const MAX_ROWS = 200;
 
 /**
- * Writes unchanged observations ("sightings") in batches, the way a database's group
+ * Folds unchanged observations ("sightings") into their runs in batches, the way a database's group
  * commit does: one on its own is written at once, and those that arrive while a statement
  * is in flight go together in the next. Under load (a probe cycle of 1,000 servers, a
  * burst of re-lists) that makes a few statements instead of one each, and on the embedded
@@ -28,8 +29,8 @@ export class SightingBatcher {
     this.db = db;
   }
 
-  /** The observation written, or undefined when its server's chain ends elsewhere. */
-  submit(row: UnchangedObservation): Promise<ObservationRow | undefined> {
+  /** The run extended, or undefined when the server's latest run has another outcome. */
+  submit(row: RunAttempt): Promise<ObservationRow | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ row, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -62,10 +63,18 @@ export class SightingBatcher {
   }
 
   private async write(batch: Waiting[]): Promise<void> {
-    const written = await insertUnchangedObservations(
-      this.db,
-      batch.map((waiting) => waiting.row),
-    );
+    const rows = batch.map((waiting) => waiting.row);
+    // The runs and the counters /metrics reads instead of counting history, in one
+    // transaction: a scrape never sees an attempt in a run and not counted, or the reverse.
+    const written = await this.db.transaction(async (tx) => {
+      const extended = await extendLatestRuns(tx, rows);
+      const servers = new Set(extended.map((row) => row.serverId));
+      await countAttempts(
+        tx,
+        rows.filter((row) => servers.has(row.serverId)),
+      );
+      return extended;
+    });
     const byServer = new Map(written.map((row) => [row.serverId, row]));
     for (const waiting of batch) waiting.resolve(byServer.get(waiting.row.serverId));
   }

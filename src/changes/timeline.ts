@@ -2,7 +2,7 @@ import type { Database } from '../db/client.js';
 import type { ChangeSeverity } from '../diff/index.js';
 import {
   listingSpans,
-  observationTimes,
+  notificationTimes,
   triggersOf,
   type ObservationRow,
 } from '../listings/listings-repo.js';
@@ -44,10 +44,7 @@ export async function serverTimeline(
   const spans = await listingSpans(db, serverId, options);
   const changes = await changesInWindow(db, serverId, options);
   const outages = await outagesSince(db, serverId, options);
-  const notifications = await observationTimes(db, serverId, {
-    ...options,
-    trigger: 'notification',
-  });
+  const notifications = await notificationTimes(db, serverId, options);
   const triggers = await triggersOf(
     db,
     changes.map((change) => change.observationId),

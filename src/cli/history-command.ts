@@ -4,7 +4,10 @@ import type { CommandRun } from './command-run.js';
 import { limitFlag } from './flags.js';
 import { formatTable, printJson, printLine, short } from './output.js';
 
-/** `mcp-drift history NAME`: the server's observations, newest first, with the changes they revealed. */
+/**
+ * `mcp-drift history NAME`: the server's observation runs, newest first (one row per
+ * outcome: a listing seen N times, or an error), with the changes they revealed.
+ */
 export async function historyCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
   const opts = run.opts as { limit?: string; json?: boolean };
@@ -14,20 +17,21 @@ export async function historyCommand(run: CommandRun): Promise<void> {
   const ctx = await run.context();
   const history = await ctx.withDatabase((db) => serverHistory(db, name, { limit }));
   if (opts.json) return printJson(history);
-  if (history.observations.length === 0) {
+  if (history.runs.length === 0) {
     return printLine(
       `no observations of ${history.server} yet; run \`mcp-drift check ${history.server}\``,
     );
   }
   printLine(
     formatTable(
-      ['WHEN', 'HOW', 'OUTCOME', 'MS', 'LISTING', 'CHANGE', 'ERROR'],
-      history.observations.map((row) => [
-        row.startedAt,
-        row.trigger,
+      ['FIRST SEEN', 'LAST SEEN', 'OUTCOME', 'LISTING', 'COUNT', 'HOW', 'CHANGE', 'ERROR'],
+      history.runs.map((row) => [
+        row.firstSeenAt,
+        row.lastSeenAt,
         row.outcome,
-        String(row.durationMs),
         row.listingHash ? short(row.listingHash) : '-',
+        `× ${row.count.toLocaleString('en-US')}`,
+        Object.keys(row.triggers).join(','),
         row.change ? `#${row.change.id} ${row.change.severity}` : '',
         row.error?.message ?? '',
       ]),

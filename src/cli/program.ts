@@ -206,9 +206,9 @@ Every listing command takes --json. Configuration comes from the environment or 
   jsonFlag(
     program
       .command('history')
-      .summary('a server’s observations, newest first, with their changes')
+      .summary('a server’s observation runs (one per outcome), newest first, with their changes')
       .argument('<NAME>', 'a registered server')
-      .option('--limit <N>', 'how many observations (default 50)'),
+      .option('--limit <N>', 'how many runs (default 50)'),
   )
     .addHelpText('after', examples('mcp-drift history fs --limit 10'))
     .action(lazy(async () => (await import('./history-command.js')).historyCommand));

@@ -6,6 +6,7 @@ import {
 } from '../alerts/destination-check.js';
 import { setLogger as setCronLogger } from 'node-cron';
 import { consoleToken } from '../console/console-token.js';
+import { HistoryPruner } from '../changes/retention.js';
 import { LiveFeed } from '../console/live-feed.js';
 import { ConsoleKeys } from '../console/session.js';
 import { openDatabase } from '../db/client.js';
@@ -84,11 +85,17 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       'mcp-drift serving',
     );
     await warnWhenAlertsReachNobody(handle.db, ctx.config, ctx.logger);
+    const pruner = new HistoryPruner(handle.db, {
+      logger: ctx.logger.child({ component: 'retention' }),
+      historyDays: ctx.config.HISTORY_DAYS,
+    });
     supervisor.start();
     dispatcher.start();
+    pruner.start();
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     ctx.logger.info('shutting down');
     live.stop();
+    await pruner.stop();
     await http.close();
     await supervisor.stop();
     await dispatcher.stop();

@@ -148,6 +148,12 @@ export const CONFIG_FIELDS = {
   REQUEST_TIMEOUT_MS: [number(100), 30_000],
   /** Fresh probes running at once, over all servers of one worker. */
   PROBE_CONCURRENCY: [number(1), 16],
+  /**
+   * Observation runs last seen longer ago than this are pruned, unless a change, a baseline
+   * or an open outage refers to them (src/changes/retention.ts), with the listing bodies
+   * nothing refers to any more.
+   */
+  HISTORY_DAYS: [number(1, 36_500), 400],
   /** A worker that has not renewed its leases for this long loses its servers to others. */
   LEASE_SECONDS: [number(5), 30],
 } satisfies Record<string, readonly [Reader<unknown>, unknown]>;

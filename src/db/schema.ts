@@ -8,6 +8,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -114,7 +115,15 @@ export const listings = pgTable('listings', {
   createdAt: createdAt(),
 });
 
-/** One attempt to list a server. A failed attempt is an error row, never an empty listing. */
+/**
+ * A run of observations: consecutive attempts to list a server with one outcome (the same
+ * listing, or the same error), collapsed into one row. A new row starts only when the
+ * outcome changes; an unchanged attempt bumps `count`, `last_seen_at` and its trigger's
+ * last time. The row keeps the id, `started_at` and `trigger` of the run's first attempt
+ * (a change points at the attempt that saw its new listing, always a run's first), and
+ * the descriptive fields (duration, protocol version, server info…) of its latest.
+ * A failed attempt is an error run, never an empty listing.
+ */
 export const observations = pgTable(
   'observations',
   {
@@ -122,8 +131,11 @@ export const observations = pgTable(
     serverId: integer('server_id')
       .notNull()
       .references(() => servers.id, { onDelete: 'cascade' }),
+    /** When the run's first attempt started. */
     startedAt: at('started_at').notNull(),
+    /** The latest attempt's duration. */
     durationMs: integer('duration_ms').notNull(),
+    /** How the run's first attempt was triggered. */
     trigger: text('trigger', { enum: ['poll', 'notification', 'startup', 'manual'] }).notNull(),
     outcome: text('outcome', { enum: ['ok', 'error'] }).notNull(),
     listingHash: text('listing_hash').references(() => listings.hash),
@@ -138,20 +150,48 @@ export const observations = pgTable(
     cacheScope: storableText('cache_scope'),
     pages: integer('pages'),
     workerId: text('worker_id'),
+    /** When the run's latest attempt started. */
+    lastSeenAt: at('last_seen_at').notNull(),
+    /** Attempts in the run. */
+    count: integer('count').notNull().default(1),
+    /** Per trigger, when the run's latest attempt of that trigger started; null: none. */
+    lastPollAt: at('last_poll_at'),
+    lastNotificationAt: at('last_notification_at'),
+    lastStartupAt: at('last_startup_at'),
+    lastManualAt: at('last_manual_at'),
   },
   (t) => [
     index('observations_server_started').on(t.serverId, t.startedAt.desc()),
     // A server's first successful listing is where its history starts (chainEnd), read on
-    // every recording until its first change: without this, a year of probes to sort.
+    // every recording until its first change.
     index('observations_server_ok')
       .on(t.serverId, t.id)
       .where(sql`${t.outcome} = 'ok'`),
+    // A server's latest run: what an unchanged attempt extends.
+    index('observations_server_id').on(t.serverId, t.id),
     check(
       'observations_outcome_fields',
       sql`(${t.outcome} = 'ok' and ${t.listingHash} is not null)
         or (${t.outcome} = 'error' and ${t.listingHash} is null and ${t.errorMessage} is not null)`,
     ),
   ],
+);
+
+/**
+ * Attempts recorded, by trigger, outcome and duration bucket (the index of the first of
+ * PROBE_BUCKETS_MS at or above the duration; one past the last: longer), kept as they are
+ * written so that /metrics never counts history. Cumulative: pruning history leaves them.
+ */
+export const observationCounts = pgTable(
+  'observation_counts',
+  {
+    trigger: text('trigger', { enum: ['poll', 'notification', 'startup', 'manual'] }).notNull(),
+    outcome: text('outcome', { enum: ['ok', 'error'] }).notNull(),
+    bucket: integer('bucket').notNull(),
+    count: bigint('count', { mode: 'number' }).notNull(),
+    sumMs: bigint('sum_ms', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.trigger, t.outcome, t.bucket] })],
 );
 
 /** A server's transition from one listing to another. */
@@ -176,7 +216,7 @@ export const changes = pgTable(
     toHash: text('to_hash')
       .notNull()
       .references(() => listings.hash),
-    /** The observation that saw the new listing. */
+    /** The observation that saw the new listing: the first of its run, whose id the run keeps. */
     observationId: bigint('observation_id', { mode: 'number' })
       .notNull()
       .references(() => observations.id),
@@ -194,6 +234,8 @@ export const changes = pgTable(
     // Only a server's first change can start from no listing.
     check('changes_from_listing', sql`${t.fromHash} is not null or ${t.previousChangeId} is null`),
     index('changes_server_detected').on(t.serverId, t.detectedAt.desc()),
+    // `history` finds the changes of a page of runs, and pruning the runs no change points at.
+    index('changes_observation').on(t.observationId),
   ],
 );
 

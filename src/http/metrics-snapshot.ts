@@ -13,9 +13,9 @@ import {
   outages,
   servers,
 } from '../db/schema.js';
+import { PROBE_BUCKETS_MS, readObservationCounts } from '../listings/observation-counts.js';
 
-/** Upper bounds of the probe duration buckets, in milliseconds (observations.duration_ms). */
-export const PROBE_BUCKETS_MS = [50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000];
+export { PROBE_BUCKETS_MS };
 
 export const TRIGGERS = observations.trigger.enumValues;
 export const OUTCOMES = observations.outcome.enumValues;
@@ -55,15 +55,19 @@ const count = (filter?: SQL) =>
 const openOutage = (serverId: AnyPgColumn) =>
   sql`exists (select 1 from ${outages} where ${outages.serverId} = ${serverId} and ${outages.upAt} is null)`;
 
+// The end of the server's latest ok run: one probe of observations_server_ok.
 const latestListing = (serverId: AnyPgColumn) =>
-  sql`(select max(${observations.startedAt}) from ${observations}
-    where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok')`;
+  sql`(select ${observations.lastSeenAt} from ${observations}
+    where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok'
+    order by ${observations.id} desc limit 1)`;
 
 /**
  * Reads every figure in one read-only repeatable-read transaction, so that a scrape is one
- * consistent picture of the database, whichever worker serves it. Figures are computed
- * from the tables rather than counted in the process: they then agree with the database
- * and with every other worker, and survive restarts.
+ * consistent picture of the database, whichever worker serves it. Figures are read from
+ * the tables rather than counted in the process: they then agree with the database and
+ * with every other worker, and survive restarts. Nothing here grows with history: attempts
+ * come from observation_counts (kept as they are written), the rest from tables that grow
+ * with servers and changes, and each server's latest listing is one index probe.
  */
 export function readMetricsSnapshot(db: Database, workerId: string): Promise<MetricsSnapshot> {
   return db.transaction(
@@ -83,22 +87,7 @@ export function readMetricsSnapshot(db: Database, workerId: string): Promise<Met
         .from(heldSessions)
         .where(sql`not ${openOutage(heldSessions.serverId)}`);
 
-      const bucketColumns = Object.fromEntries(
-        PROBE_BUCKETS_MS.map((ms, index) => [
-          `le${index}`,
-          count(sql`${observations.durationMs} <= ${sql.raw(String(ms))}`),
-        ]),
-      );
-      const observationRows = await tx
-        .select({
-          trigger: observations.trigger,
-          outcome: observations.outcome,
-          count: count(),
-          sumMs: sql<number>`coalesce(sum(${observations.durationMs}), 0)::float8`,
-          buckets: bucketColumns,
-        })
-        .from(observations)
-        .groupBy(observations.trigger, observations.outcome);
+      const countRows = await readObservationCounts(tx);
 
       const changeRows = await tx
         .select({ severity: changes.severity, count: count() })
@@ -124,14 +113,16 @@ export function readMetricsSnapshot(db: Database, workerId: string): Promise<Met
         TRIGGERS.map((trigger) => [trigger, { count: 0, sumSeconds: 0, buckets: [] as number[] }]),
       ) as MetricsSnapshot['probes'];
       const observationCounts = zeroes(OUTCOMES);
-      for (const row of observationRows) {
+      for (const row of countRows) {
         const probe = probes[row.trigger];
-        probe.count += row.count;
-        probe.sumSeconds += row.sumMs / 1000;
+        const count = Number(row.count);
+        probe.count += count;
+        probe.sumSeconds += Number(row.sumMs) / 1000;
+        // Cumulative: an attempt in bucket b is at or below every bound from b on.
         probe.buckets = PROBE_BUCKETS_MS.map(
-          (_, index) => (probe.buckets[index] ?? 0) + (row.buckets[`le${index}`] ?? 0),
+          (_, index) => (probe.buckets[index] ?? 0) + (index >= row.bucket ? count : 0),
         );
-        observationCounts[row.outcome] += row.count;
+        observationCounts[row.outcome] += count;
       }
       for (const probe of Object.values(probes)) {
         if (probe.buckets.length === 0) probe.buckets = PROBE_BUCKETS_MS.map(() => 0);

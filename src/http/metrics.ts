@@ -54,7 +54,7 @@ export class Metrics {
       }),
       observations: new Gauge({
         name: 'mcp_drift_observations',
-        help: 'Observations (listing attempts) in the database, by outcome',
+        help: 'Observations (listing attempts) recorded, by outcome; pruning history does not lower it',
         labelNames: ['outcome'],
         registers,
       }),
@@ -144,7 +144,7 @@ export class Metrics {
       ]);
     const metric = {
       name,
-      help: 'Duration of listing attempts recorded in the database (observations.duration_ms), by trigger',
+      help: 'Duration of listing attempts recorded in the database (observation_counts), by trigger',
       type: 'histogram',
       aggregator: 'sum',
       get: async () => ({

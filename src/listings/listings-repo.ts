@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lt, max, min, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, lt, max, min, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { baselines, listings, observations } from '../db/schema.js';
 import { DriftError } from '../errors.js';
@@ -97,7 +97,7 @@ export async function listingSpan(
   hash: string,
 ): Promise<{ firstObserved: string | null; lastObserved: string | null }> {
   const [row] = await db
-    .select({ first: min(observations.startedAt), last: max(observations.startedAt) })
+    .select({ first: min(observations.startedAt), last: max(observations.lastSeenAt) })
     .from(observations)
     .where(and(eq(observations.serverId, serverId), eq(observations.listingHash, hash)));
   return {
@@ -155,9 +155,9 @@ export async function listingsByHash(
  * or null when there is none.
  */
 
-/** `{at, hash}` of the server's latest successful observation (observations_server_ok). */
+/** `{at, hash}` of the server's latest successful observation (the end of its latest ok run; observations_server_ok). */
 export function latestListingJson(serverId: SQL): SQL<unknown> {
-  return sql`(select json_build_object('at', ${observations.startedAt}, 'hash', ${observations.listingHash})
+  return sql`(select json_build_object('at', ${observations.lastSeenAt}, 'hash', ${observations.listingHash})
     from ${observations} where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok'
     order by ${observations.id} desc limit 1)`;
 }
@@ -169,7 +169,7 @@ export function baselineJson(serverId: SQL): SQL<unknown> {
     from ${baselines} where ${baselines.serverId} = ${serverId})`;
 }
 
-/** One page of a server's observations, newest first: those with ids below `before`. */
+/** One page of a server's observation runs, newest first: those with ids below `before`. */
 export async function observationsBefore(
   db: Database,
   serverId: number,
@@ -197,10 +197,11 @@ export interface ListingSpan {
 }
 
 /**
- * The server's successful observations since `since`, as runs of one listing (gaps and
- * islands: consecutive observations of the same hash form one run), oldest first; at most
- * `limit` runs, the latest ones. Error observations do not break a run: outages are drawn
- * from the outages table.
+ * The server's successful observations since `since`, as spans of one listing: its ok runs
+ * of one hash, merged when only error runs lie between them (gaps and islands over the
+ * runs), oldest first; at most `limit` spans, the latest ones. A span starts at `since` at
+ * the earliest (its count is its runs' whole count). Error runs do not break a span:
+ * outages are drawn from the outages table.
  */
 export async function listingSpans(
   db: Database,
@@ -210,15 +211,17 @@ export async function listingSpans(
   type Run = { hash: string; from: string | Date; to: string | Date; observations: number };
   const rows = await db.execute(
     sql`select hash, "from", "to", observations from (
-      select ${observations.listingHash} as hash, min(${observations.startedAt}) as "from",
-        max(${observations.startedAt}) as "to", count(*)::int as observations
+      select ${observations.listingHash} as hash,
+        greatest(min(${observations.startedAt}), ${options.since.toISOString()}::timestamptz) as "from",
+        max(${observations.lastSeenAt}) as "to", sum(${observations.count})::int as observations
       from (
-        select ${observations.listingHash}, ${observations.startedAt},
+        select ${observations.listingHash}, ${observations.startedAt}, ${observations.lastSeenAt},
+          ${observations.count},
           row_number() over (order by ${observations.id})
             - row_number() over (partition by ${observations.listingHash} order by ${observations.id}) as run
         from ${observations}
         where ${observations.serverId} = ${serverId} and ${observations.outcome} = 'ok'
-          and ${observations.startedAt} >= ${options.since.toISOString()}::timestamptz
+          and ${observations.lastSeenAt} >= ${options.since.toISOString()}::timestamptz
       ) as ${observations}
       group by ${observations.listingHash}, run
       order by "from" desc limit ${options.limit}
@@ -232,25 +235,44 @@ export async function listingSpans(
   }));
 }
 
-/** When the server's observations of one trigger started, since `since`: newest `limit`. */
-export async function observationTimes(
+/**
+ * When the server's re-lists after a change notification started, since `since`: newest
+ * `limit`. A run keeps the first and the latest attempt of each trigger, not every one:
+ * these are the starts of runs a notification opened and each run's latest notification.
+ */
+export async function notificationTimes(
   db: Database,
   serverId: number,
-  options: { since: Date; trigger: ObservationRow['trigger']; limit: number },
+  options: { since: Date; limit: number },
 ): Promise<Date[]> {
   const rows = await db
-    .select({ at: observations.startedAt })
+    .select({
+      first: sql<string | Date | null>`case when ${observations.trigger} = 'notification'
+        then ${observations.startedAt} end`,
+      last: observations.lastNotificationAt,
+    })
     .from(observations)
     .where(
       and(
         eq(observations.serverId, serverId),
-        eq(observations.trigger, options.trigger),
-        gte(observations.startedAt, options.since),
+        isNotNull(observations.lastNotificationAt),
+        gte(observations.lastSeenAt, options.since),
       ),
     )
-    .orderBy(desc(observations.startedAt))
+    .orderBy(desc(observations.id))
     .limit(options.limit);
-  return rows.map((row) => row.at).reverse();
+  const times = new Set<number>();
+  for (const row of rows) {
+    for (const at of [row.first, row.last]) {
+      if (at === null) continue;
+      const time = new Date(at).getTime();
+      if (time >= options.since.getTime()) times.add(time);
+    }
+  }
+  return [...times]
+    .sort((a, b) => a - b)
+    .slice(-options.limit)
+    .map((time) => new Date(time));
 }
 
 /** These observations' triggers, by id; unknown ids are skipped. */
@@ -270,12 +292,6 @@ export async function triggersOf(
 function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
-
-/**
- * A value that moves whenever an observation is recorded (the console's live updates poll it; see
- * src/console/live-feed.ts).
- */
-export const observationsVersion = sql<string>`(select coalesce(max(${observations.id}), 0)::text from ${observations})`;
 
 /**
  * A value that moves whenever a baseline is set or approved (the console's live updates poll it; see

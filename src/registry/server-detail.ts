@@ -1,6 +1,6 @@
 import { recentActions } from '../audit/operator-actions-repo.js';
 import { changeFeed, type FeedItem } from '../changes/change-views.js';
-import { serverHistory, type HistoryEntry } from '../changes/history.js';
+import { serverHistory, type HistoryRun } from '../changes/history.js';
 import { serverTimeline, type Timeline } from '../changes/timeline.js';
 import type { Database } from '../db/client.js';
 import { HINTS, readPosture, type DeclaredHint, type HintName } from '../diff/index.js';
@@ -38,7 +38,7 @@ export interface ServerDetail {
   } | null;
   timeline: Timeline;
   changes: { items: FeedItem[]; next: number | null };
-  observations: { items: HistoryEntry[]; next: number | null };
+  observations: { items: HistoryRun[]; next: number | null };
   actions: { at: string; actor: string; via: string; action: string; subject: string }[];
 }
 
@@ -65,7 +65,7 @@ export async function serverDetail(
     limit: options.pageSize + 1,
     before: options.observationsBefore,
   });
-  const observations = history.observations.slice(0, options.pageSize);
+  const observations = history.runs.slice(0, options.pageSize);
   const changes = await changeFeed(db, {
     server: row.name,
     before: options.changesBefore,
@@ -114,7 +114,7 @@ export async function serverDetail(
     changes: { items: changes.changes, next: changes.next },
     observations: {
       items: observations,
-      next: history.observations.length > options.pageSize ? observations.at(-1)!.id : null,
+      next: history.runs.length > options.pageSize ? observations.at(-1)!.id : null,
     },
     actions: actions.map((action) => ({
       at: action.at.toISOString(),

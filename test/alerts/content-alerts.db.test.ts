@@ -97,7 +97,7 @@ describe(`tool poisoning is recorded and alerted (${backend})`, () => {
     // The held session is up once it has listed: a history row from the first listing.
     await waitUntil('the first listing', async () => {
       const history = await cli('history', 'notes', '--json');
-      return (JSON.parse(history.stdout) as { observations: unknown[] }).observations.length > 0;
+      return (JSON.parse(history.stdout) as { runs: unknown[] }).runs.length > 0;
     });
     expect(await changesOf('notes')).toEqual([]);
 

@@ -230,11 +230,11 @@ describe(`recording observations (${backend})`, () => {
     ).toHaveLength(1);
   });
 
-  it('writes one observation per attempt, and records a change back to an earlier listing', async () => {
+  it('folds unchanged attempts into runs, and records a change back to an earlier listing', async () => {
     const server = await newServer('back-and-forth');
     const before = relaxed(memory, 'delete_entities');
     const sequence = [memory, memory, before, before, memory, memory];
-    const recorded = [];
+    const recorded: Awaited<ReturnType<typeof observe>>[] = [];
     for (const tools of sequence) recorded.push(await observe(server, tools));
     // Unchanged sightings, a change, unchanged, the change back (to a listing stored before).
     expect(recorded.map((r) => r.change !== null)).toEqual([
@@ -254,9 +254,18 @@ describe(`recording observations (${backend})`, () => {
       .from(observations)
       .where(eq(observations.serverId, server.id))
       .orderBy(observations.id);
-    expect(rows.map((row) => row.id)).toEqual(recorded.map((r) => r.observation.id));
-    expect(rows.map((row) => row.listingHash)).toEqual(recorded.map((r) => r.listing!.hash));
-    expect(rows[1]).toMatchObject({
+    // Three runs of two: each keeps its first attempt's id, which its change points at.
+    expect(rows.map((row) => row.id)).toEqual([0, 2, 4].map((i) => recorded[i]!.observation.id));
+    expect(recorded.map((r) => r.observation.id)).toEqual(
+      [0, 0, 2, 2, 4, 4].map((i) => recorded[i]!.observation.id),
+    );
+    expect(recorded[2]!.change!.row.observationId).toBe(rows[1]!.id);
+    expect(recorded[4]!.change!.row.observationId).toBe(rows[2]!.id);
+    expect(rows.map((row) => row.listingHash)).toEqual(
+      [0, 2, 4].map((i) => recorded[i]!.listing!.hash),
+    );
+    expect(rows.map((row) => row.count)).toEqual([2, 2, 2]);
+    expect(rows[0]).toMatchObject({
       outcome: 'ok',
       trigger: 'poll',
       durationMs: 12,
@@ -278,7 +287,8 @@ describe(`recording observations (${backend})`, () => {
     burst.push([fleet[5]!, memory]);
     const recorded = await Promise.all(burst.map(([server, tools]) => observe(server, tools)));
     expect(recorded.map((r) => r.change !== null)).toEqual(burst.map((_, i) => i < 5));
-    expect(new Set(recorded.map((r) => r.observation.id)).size).toBe(burst.length);
+    // Server 5's two sightings extend one run.
+    expect(new Set(recorded.map((r) => r.observation.id)).size).toBe(burst.length - 1);
     for (const [i, r] of recorded.entries()) {
       expect(r.observation.serverId).toBe(burst[i]![0].id);
       expect(r.observation.listingHash).toBe(r.listing!.hash);
@@ -288,7 +298,9 @@ describe(`recording observations (${backend})`, () => {
       .select()
       .from(observations)
       .where(inArray(observations.serverId, ids));
-    expect(rows).toHaveLength(fleet.length + burst.length);
+    // A run per server, and one more for each change.
+    expect(rows).toHaveLength(fleet.length + 5);
+    expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(fleet.length + burst.length);
     const recordedChanges = await handle.db
       .select()
       .from(changes)
@@ -321,6 +333,7 @@ describe(`recording observations (${backend})`, () => {
           fleet.map((server) => server.id),
         ),
       );
-    expect(rows).toHaveLength(fleet.length * 2 - 1);
+    expect(rows).toHaveLength(fleet.length);
+    expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(fleet.length * 2 - 1);
   });
 });

@@ -156,7 +156,10 @@ describe(`text the database refuses (${backend})`, () => {
       .from(observations)
       .where(eq(observations.serverId, server.id))
       .orderBy(observations.id);
-    expect(rows.map((row) => row.serverInfo)).toEqual([serverInfo, serverInfo]);
+    // One run of two attempts, with the latest attempt's identity.
+    expect(rows.map((row) => [row.count, row.serverInfo, row.protocolVersion])).toEqual([
+      [2, serverInfo, NASTY],
+    ]);
   });
 
   it('stores an error and an outage whose reason quotes a NUL from the server', async () => {
@@ -179,6 +182,18 @@ describe(`text the database refuses (${backend})`, () => {
       errorMessage: reason,
       serverInfo: { name: NASTY },
     });
+    // The same reason again, compared in its stored form: the error run goes on.
+    const again = await observe(server, {
+      ok: false,
+      code: 'REMOTE_PROTOCOL',
+      reason,
+      durationMs: 5,
+      era: '2025',
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: NASTY, version: '1' },
+      capabilities: null,
+    });
+    expect(again.observation).toMatchObject({ id: recorded.observation.id, count: 2 });
 
     await markDown(handle.db, server.id, new Date(), reason);
     const [outage] = await handle.db.select().from(outages).where(eq(outages.serverId, server.id));

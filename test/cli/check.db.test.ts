@@ -126,10 +126,11 @@ describe(`check against real MCP servers (${backend})`, () => {
     expect(after.json).toMatchObject({ severity: 'none', baseline: { approvedBy: 'operator' } });
 
     const history = await cli('history', 'notes', '--json');
-    const observations = JSON.parse(history.stdout).observations;
-    // Every check records one: the first, the relaxed, the text, the SARIF, the approved one.
-    expect(observations).toHaveLength(5);
-    expect(observations.filter((o: { change: unknown }) => o.change !== null)).toHaveLength(1);
+    const runs = JSON.parse(history.stdout).runs;
+    // Every check records one: the first, then the relaxed (a change), the text, the SARIF
+    // and the approved one, which saw the relaxed listing again: two runs.
+    expect(runs.map((run: { count: number }) => run.count)).toEqual([4, 1]);
+    expect(runs.filter((o: { change: unknown }) => o.change !== null)).toHaveLength(1);
   });
 
   it('keeps an unknown annotation key and reports it as other_changed when it changes', async () => {
@@ -253,7 +254,7 @@ describe(`check against real MCP servers (${backend})`, () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^mcp-drift: check hostile: .*two tools are named "twin"/);
     const history = JSON.parse((await cli('history', 'hostile', '--json')).stdout);
-    expect(history.observations).toEqual([
+    expect(history.runs).toEqual([
       expect.objectContaining({
         outcome: 'error',
         listingHash: null,

@@ -28,6 +28,7 @@ describe('configuration', () => {
       LISTING_MAX_BYTES: 16 * 1024 * 1024,
       REQUEST_TIMEOUT_MS: 30_000,
       PROBE_CONCURRENCY: 16,
+      HISTORY_DAYS: 400,
       LEASE_SECONDS: 30,
     });
   });

@@ -35,6 +35,7 @@ describe(`the data model (${backend})`, () => {
       'findings',
       'held_sessions',
       'listings',
+      'observation_counts',
       'observations',
       'operator_actions',
       'outages',
@@ -59,9 +60,11 @@ describe(`the data model (${backend})`, () => {
     await owner.db
       .insert(listings)
       .values({ hash: 'h1', body: '{"tools":[]}', toolHashes: {}, toolCount: 0, byteSize: 12 });
+    const now = new Date();
     const base = {
       serverId: server!.id,
-      startedAt: new Date(),
+      startedAt: now,
+      lastSeenAt: now,
       durationMs: 5,
       trigger: 'poll' as const,
     };

@@ -220,7 +220,11 @@ describe(`secrets in logs (${backend})`, () => {
         ) => handle.db.select().from(table).where(eq(table.serverId, ids[name]!));
         const observed = (name: string, outcome: 'ok' | 'error') =>
           rowsOf(observations, name).then(
-            (rows) => rows.filter((row) => 'outcome' in row && row.outcome === outcome).length,
+            // Attempts, not rows: a run of one outcome is one row.
+            (rows) =>
+              rows
+                .filter((row) => 'outcome' in row && row.outcome === outcome)
+                .reduce((sum, row) => sum + ('count' in row ? row.count : 0), 0),
           );
         missing = [
           ...((await rowsOf(changes, 'authorized')).length > 0 ? [] : ['a change of authorized']),

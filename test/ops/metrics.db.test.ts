@@ -8,10 +8,12 @@ import {
   changes,
   heldSessions,
   listings,
+  observationCounts,
   observations,
   outages,
   servers,
 } from '../../src/db/schema.js';
+import { countAttempts } from '../../src/listings/observation-counts.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
@@ -93,7 +95,12 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
       .map((outage) => outage.serverId),
   );
   const held = await db.select().from(heldSessions);
-  const observationRows = await db.select().from(observations);
+  // One snapshot: serve may record an attempt between two reads.
+  const [observationRows, countRows] = await db.transaction(
+    async (tx) =>
+      [await tx.select().from(observations), await tx.select().from(observationCounts)] as const,
+    { isolationLevel: 'repeatable read' },
+  );
   const changeRows = await db.select().from(changes);
   const alertRows = await db.select().from(alerts);
   const deliveryRows = await db.select().from(deliveries);
@@ -111,10 +118,17 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
   exact[key('mcp_drift_held_sessions_connected', { scope: 'worker' })] = connected.filter(
     (session) => session.workerId === workerId,
   ).length;
+  // Attempts are counted as they are written (observation_counts), and folded into runs
+  // (observations.count): the two must agree, and /metrics reports the counters.
   for (const outcome of ['ok', 'error']) {
-    exact[key('mcp_drift_observations', { outcome })] = observationRows.filter(
-      (row) => row.outcome === outcome,
-    ).length;
+    const counted = countRows
+      .filter((row) => row.outcome === outcome)
+      .reduce((total, row) => total + Number(row.count), 0);
+    const inRuns = observationRows
+      .filter((row) => row.outcome === outcome)
+      .reduce((total, row) => total + row.count, 0);
+    expect(counted, `${outcome} attempts counted and in runs`).toBe(inRuns);
+    exact[key('mcp_drift_observations', { outcome })] = counted;
   }
   for (const severity of ['critical', 'high', 'medium', 'low', 'info', 'none']) {
     exact[key('mcp_drift_changes', { severity })] = changeRows.filter(
@@ -143,23 +157,26 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
     }
   }
   for (const trigger of ['poll', 'notification', 'startup', 'manual']) {
-    const durations = observationRows
-      .filter((row) => row.trigger === trigger)
-      .map((row) => row.durationMs / 1000);
+    // A counter's bucket is the index of the first bound at or above its durations.
+    const own = countRows.filter((row) => row.trigger === trigger);
+    const total = own.reduce((sum, row) => sum + Number(row.count), 0);
     const name = 'mcp_drift_probe_duration_seconds';
-    for (const le of BUCKETS_SECONDS) {
-      exact[key(`${name}_bucket`, { trigger, le })] = durations.filter((d) => d <= le).length;
-    }
-    exact[key(`${name}_bucket`, { trigger, le: '+Inf' })] = durations.length;
-    exact[key(`${name}_count`, { trigger })] = durations.length;
-    sums[key(`${name}_sum`, { trigger })] = durations.reduce((a, b) => a + b, 0);
+    BUCKETS_SECONDS.forEach((le, index) => {
+      exact[key(`${name}_bucket`, { trigger, le })] = own
+        .filter((row) => row.bucket <= index)
+        .reduce((sum, row) => sum + Number(row.count), 0);
+    });
+    exact[key(`${name}_bucket`, { trigger, le: '+Inf' })] = total;
+    exact[key(`${name}_count`, { trigger })] = total;
+    sums[key(`${name}_sum`, { trigger })] =
+      own.reduce((sum, row) => sum + Number(row.sumMs), 0) / 1000;
   }
   const since: Record<string, number> = {};
   for (const server of enabled) {
     const latest = Math.max(
       ...observationRows
         .filter((row) => row.serverId === server.id && row.outcome === 'ok')
-        .map((row) => row.startedAt.getTime()),
+        .map((row) => row.lastSeenAt.getTime()),
     );
     if (Number.isFinite(latest)) since[server.name] = (clock!.nowMs - latest) / 1000;
   }
@@ -255,34 +272,41 @@ describe(`/metrics of a running serve (${backend})`, () => {
 
     // Rows the watchers would take long to produce, on the disabled server nobody watches
     // (and one old listing of the dead server, so it has a time since its last listing).
+    // Each row a run of one attempt, counted as recording counts it.
     const listing = change.fromHash!;
-    const base = { serverId: ids.parked, startedAt: new Date(), listingHash: listing };
+    const now = new Date();
+    const base = { serverId: ids.parked, startedAt: now, lastSeenAt: now, listingHash: listing };
+    const oddRows = [
+      { ...base, durationMs: 20, trigger: 'poll', outcome: 'ok' },
+      { ...base, durationMs: 50, trigger: 'poll', outcome: 'ok' },
+      { ...base, durationMs: 51, trigger: 'poll', outcome: 'ok' },
+      { ...base, durationMs: 2_500, trigger: 'manual', outcome: 'ok' },
+      {
+        ...base,
+        durationMs: 61_000,
+        trigger: 'poll',
+        listingHash: null,
+        outcome: 'error',
+        errorMessage: 'timed out',
+      },
+      { ...base, durationMs: 45_000, trigger: 'notification', outcome: 'ok' },
+    ] as const;
     const odd = await handle.db
       .insert(observations)
-      .values([
-        { ...base, durationMs: 20, trigger: 'poll', outcome: 'ok' },
-        { ...base, durationMs: 50, trigger: 'poll', outcome: 'ok' },
-        { ...base, durationMs: 51, trigger: 'poll', outcome: 'ok' },
-        { ...base, durationMs: 2_500, trigger: 'manual', outcome: 'ok' },
-        {
-          ...base,
-          durationMs: 61_000,
-          trigger: 'poll',
-          listingHash: null,
-          outcome: 'error',
-          errorMessage: 'timed out',
-        },
-        { ...base, durationMs: 45_000, trigger: 'notification', outcome: 'ok' },
-      ])
+      .values([...oddRows])
       .returning({ id: observations.id });
-    await handle.db.insert(observations).values({
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const gone = {
       serverId: ids.gone,
-      startedAt: new Date(Date.now() - 3_600_000),
+      startedAt: hourAgo,
+      lastSeenAt: hourAgo,
       durationMs: 400,
       trigger: 'startup',
       outcome: 'ok',
       listingHash: listing,
-    });
+    } as const;
+    await handle.db.insert(observations).values(gone);
+    await countAttempts(handle.db, [...oddRows, gone]);
     const [first] = await handle.db
       .insert(changes)
       .values({

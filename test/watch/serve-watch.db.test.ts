@@ -202,12 +202,20 @@ describe(`serve watching servers (${backend})`, () => {
       const transport = mode === 'sse' ? 'sse' : 'http';
       const id = await addServer(`everything-${mode}`, server.url, EVERY_2S, transport);
       const session = await sessionUp(id);
-      const polls = await waitFor('two probes of server-everything', async () => {
-        const rows = await handle.db
+      // Runs keep each trigger's latest time, not every attempt: two probes are a run's
+      // latest poll moving on.
+      const polled = () =>
+        handle.db
           .select()
           .from(observations)
-          .where(and(eq(observations.serverId, id), eq(observations.trigger, 'poll')));
-        return rows.length >= 2 ? rows : undefined;
+          .where(and(eq(observations.serverId, id), isNotNull(observations.lastPollAt)));
+      const first = await waitFor('a probe of server-everything', async () => {
+        const times = (await polled()).map((row) => row.lastPollAt!.getTime());
+        return times.length > 0 ? Math.max(...times) : undefined;
+      });
+      const polls = await waitFor('a second probe of server-everything', async () => {
+        const rows = await polled();
+        return rows.some((row) => row.lastPollAt!.getTime() > first) ? rows : undefined;
       });
       for (const row of polls) {
         expect(row, row.errorMessage ?? '').toMatchObject({ outcome: 'ok' });

@@ -371,11 +371,13 @@ export const ServerPage: FC<{
             </caption>
             <thead>
               <tr>
-                <th scope="col">observation</th>
-                <th scope="col">started</th>
+                <th scope="col">run</th>
+                <th scope="col">first seen</th>
+                <th scope="col">last seen</th>
+                <th scope="col">observations</th>
                 <th scope="col">how</th>
                 <th scope="col">outcome</th>
-                <th scope="col">took</th>
+                <th scope="col">took (latest)</th>
                 <th scope="col">listing</th>
                 <th scope="col">change</th>
               </tr>
@@ -385,9 +387,13 @@ export const ServerPage: FC<{
                 <tr>
                   <th scope="row">#{observation.id}</th>
                   <td>
-                    <When at={observation.startedAt} now={page.now} />
+                    <When at={observation.firstSeenAt} now={page.now} />
                   </td>
-                  <td>{observation.trigger}</td>
+                  <td>
+                    <When at={observation.lastSeenAt} now={page.now} />
+                  </td>
+                  <td>{observation.count.toLocaleString('en-US')}</td>
+                  <td>{Object.keys(observation.triggers).join(', ')}</td>
                   <td>
                     {observation.outcome === 'ok' ? (
                       'ok'

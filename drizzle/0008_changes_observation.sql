@@ -1,0 +1,1 @@
+CREATE INDEX "changes_observation" ON "changes" USING btree ("observation_id");
