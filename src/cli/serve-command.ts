@@ -35,6 +35,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       config: ctx.config,
       env: ctx.env,
       logger: ctx.logger,
+      soleWorker: handle.backend === 'embedded',
     });
     setCronLogger(cronLogger(ctx.logger));
     const token = consoleToken(ctx.config);
