@@ -14,7 +14,7 @@ import { cronLogger } from '../log.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import type { CommandRun } from './command-run.js';
-import { keepHeapNearLiveSize } from './serve-heap.js';
+import { HeapCompactor, keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
  * Runs the service until SIGINT/SIGTERM (run-cli.ts enforces the shutdown deadline). The
@@ -29,6 +29,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     home: ctx.config.MCP_DRIFT_HOME,
     share: true,
   });
+  const compactor = new HeapCompactor(ctx.logger);
   try {
     const supervisor = new Supervisor({
       db: handle.db,
@@ -36,6 +37,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       env: ctx.env,
       logger: ctx.logger,
       soleWorker: handle.backend === 'embedded',
+      onSessionBurst: (sessions) => compactor.afterBurst(sessions),
     });
     setCronLogger(cronLogger(ctx.logger));
     const token = consoleToken(ctx.config);
@@ -94,6 +96,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     await supervisor.stop();
     await dispatcher.stop();
   } finally {
+    compactor.stop();
     await handle.close();
   }
   ctx.logger.info('stopped');

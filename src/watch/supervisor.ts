@@ -37,6 +37,11 @@ export interface SupervisorOptions {
    * Never on PostgreSQL, where the others may be alive.
    */
   soleWorker?: boolean;
+  /**
+   * Called when a burst of held-session starts (connect and startup listing) is over,
+   * with how many there were: serve compacts its heap after a mass start.
+   */
+  onSessionBurst?: (sessions: number) => void;
 }
 
 /**
@@ -67,7 +72,7 @@ export class Supervisor {
     this.leaseMs = options.config.LEASE_SECONDS * 1000;
     this.limiter = new Limiter(options.config.PROBE_CONCURRENCY);
     // Its own cap, so that a round of scheduled probes does not hold up reconnects.
-    this.opens = new Limiter(options.config.PROBE_CONCURRENCY);
+    this.opens = new Limiter(options.config.PROBE_CONCURRENCY, options.onSessionBurst);
     this.worker = {
       id: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       hostname: hostname(),
