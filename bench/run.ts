@@ -20,7 +20,11 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['history', runHistoryBench],
 ];
 
-const only = process.argv.slice(2);
+// Names of benches to run; `--name value` pairs are the benches' own settings (read from
+// process.argv by the bench that knows them, e.g. `watch --sessions 5000`).
+const only = process.argv.slice(2).filter((arg, i, all) => {
+  return !arg.startsWith('--') && !all[i - 1]?.startsWith('--');
+});
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;
   console.log(`# ${name}`);

@@ -1,12 +1,16 @@
-// The watch service at scale (issue 4, acceptance 6): a real `mcp-drift serve` holding
-// 1,000 Streamable HTTP sessions on loopback. Run alone with `npx tsx bench/watch.bench.ts`.
+// The watch service at scale (issue 4, acceptance 6; issue 16, acceptance 4): a real
+// `mcp-drift serve` holding 1,000 Streamable HTTP sessions on loopback, its memory per held
+// session beside what bare SDK clients holding the same sessions cost. Run alone with
+// `npx tsx bench/watch.bench.ts`, or `npm run bench -- watch --sessions 5000`.
 //
-// Settings (environment): BENCH_WATCH_DB=pglite|postgres|both (default: both when
-// PostgreSQL answers at 127.0.0.1:5432, else pglite), BENCH_WATCH_SERVERS (1000),
+// Settings: `--sessions N` (or BENCH_WATCH_SERVERS; 1000). Environment:
+// BENCH_WATCH_DB=pglite|postgres|both (default: both when PostgreSQL answers at
+// 127.0.0.1:5432, else pglite),
 // BENCH_WATCH_FIXTURE=server|mcpserver (see bench/fixtures/many-servers.mjs),
 // BENCH_WATCH_FIXTURE_PROCESSES (2), BENCH_WATCH_LOG_LEVEL (serve's LOG_LEVEL, info),
 // BENCH_WATCH_SERVE_NODE_OPTIONS (serve's NODE_OPTIONS, e.g. --max-old-space-size=256),
-// BENCH_WATCH_DEADLINE_MIN (10: the whole bench; a loaded machine may need more),
+// BENCH_WATCH_DEADLINE_MIN (10 per 1,000 sessions: the whole bench; a loaded machine may
+// need more), BENCH_WATCH_PROBE_ROUNDS (3 of each probe loop; 1 shortens a 5,000 run),
 // BENCH_WATCH_KEEP_LOG (a directory: serve's log is copied there as serve-<database>.log),
 // BENCH_WATCH_SERVE_NODE_ARGS (node flags for serve that NODE_OPTIONS refuses, space-separated,
 // e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -20,6 +24,7 @@ import { eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { bigint, integer, pgTable, timestamp } from 'drizzle-orm/pg-core';
 import { loadConfig } from '../src/config/load.js';
 import { changes, heldSessions, observations } from '../src/db/schema.js';
+import { measureBareHolders, type BareHolding } from './watch-bare-holders.js';
 import { FixtureServers, killAll, type FixtureKind } from './watch-fixtures.js';
 import {
   BenchDatabase,
@@ -36,22 +41,28 @@ import {
 } from './watch-monitor.js';
 import { bareSdkCycle, driftCycle, probeOnlyCycle, type Cycle } from './watch-probe-cycle.js';
 
-/** Issue 4's targets. */
-const TARGET_RSS_MB = 300;
+/** Issue 4's and issue 16's targets. */
 const TARGET_P99_MS = 250;
-const TARGET_RATIO = 1.3;
+const TARGET_RATIO = 1.2;
+/** Marginal memory per held session: at most this, and this many times the bare SDK's. */
+const TARGET_PER_SESSION_BYTES = 100 * 1024;
+const TARGET_PER_SESSION_RATIO = 1.3;
 
 const TOOLS = 50;
 const CHANGES = 100;
 /** Changes are sent this far apart, each to another server: a few overlap in flight. */
 const CHANGE_SPACING_MS = 100;
 const PROBE_CONCURRENCY = 16;
-const PROBE_ROUNDS = 3;
+const PROBE_ROUNDS = Number(process.env.BENCH_WATCH_PROBE_ROUNDS ?? 3);
 /** The whole bench, both databases included, ends by then; a stuck step fails instead. */
 const OVERALL_DEADLINE_MS = Number(process.env.BENCH_WATCH_DEADLINE_MIN ?? 10) * 60_000;
+/** Holding (and the overall deadline's default) scales with the sessions: 1,000 took 40 s. */
 const HOLD_TIMEOUT_MS = 180_000;
+const scaled = (ms: number, servers: number) => ms * Math.max(1, servers / 1000);
 const COMMIT_TIMEOUT_MS = 60_000;
 const MEMORY_SAMPLE_SECONDS = 20;
+/** From all held to the first memory sample. */
+const SETTLE_MS = 10_000;
 
 /** Installed by watch-monitor.ts in the throwaway database. */
 const benchCommits = pgTable('bench_commits', {
@@ -96,11 +107,20 @@ class Deadline {
   }
 }
 
+/** `--sessions N` on the command line (npm run bench -- watch --sessions 5000). */
+function sessionsFromArguments(): string | undefined {
+  const at = process.argv.indexOf('--sessions');
+  if (at === -1) return undefined;
+  const value = process.argv[at + 1];
+  if (!value || !/^[1-9]\d*$/.test(value)) throw new Error(`--sessions ${value ?? ''}?`);
+  return value;
+}
+
 function settingsFromEnvironment() {
   const kind = process.env.BENCH_WATCH_FIXTURE ?? 'server';
   if (kind !== 'server' && kind !== 'mcpserver') throw new Error(`BENCH_WATCH_FIXTURE=${kind}?`);
   return {
-    servers: Number(process.env.BENCH_WATCH_SERVERS ?? 1000),
+    servers: Number(sessionsFromArguments() ?? process.env.BENCH_WATCH_SERVERS ?? 1000),
     processes: Number(process.env.BENCH_WATCH_FIXTURE_PROCESSES ?? 2),
     kind: kind as FixtureKind,
     logLevel: process.env.BENCH_WATCH_LOG_LEVEL ?? 'info',
@@ -177,13 +197,14 @@ async function runOnce(
         .where(isNotNull(heldSessions.listingHash));
       return (row?.n ?? 0) >= count;
     };
-    if (!(await until(deadline.within(HOLD_TIMEOUT_MS), 500, held))) {
+    if (!(await until(deadline.within(scaled(HOLD_TIMEOUT_MS, count)), 500, held))) {
       throw new Error(`not all ${count} sessions were held in time:\n${running.logTail()}`);
     }
     const holdMs = performance.now() - started;
 
-    // 3. Memory once the start-up burst is over, sampled long enough to see V8's collections.
-    await sleep(deadline.within(5_000));
+    // 3. Memory once the start-up burst is over (and serve has compacted its heap, 5 s after
+    // the burst: src/cli/serve-heap.ts), sampled long enough to see V8's collections.
+    await sleep(deadline.within(SETTLE_MS));
     const full = await sampleProcess(running.pid, MEMORY_SAMPLE_SECONDS);
     const { peak } = memoryOf(running.pid);
     const fds = openFiles(running.pid);
@@ -303,32 +324,45 @@ async function runOnce(
   }
 }
 
-function printResult(result: RunResult, count: number): void {
+function printResult(result: RunResult, count: number, bare: BareHolding | string): void {
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const ms = (value: number) => `${value.toFixed(0)} ms`;
   const s = (value: number) => `${(value / 1000).toFixed(2)} s`;
   const x = (value: number) => `${value.toFixed(2)} ×`;
   const share = (value: number, target: number) => `${((value / target) * 100).toFixed(0)}%`;
   const p99 = percentile(result.latencies, 99);
   const perSession = (result.full.rss - result.empty.rss) / count;
-  const target = TARGET_RSS_MB * 1e6;
   const rows: Array<[string, string, string, string]> = [
+    [`serve RSS, ${count} sessions held`, mb(result.full.rss), '', ''],
+    ['serve RSS, no server enabled', mb(result.empty.rss), '', ''],
     [
-      `serve RSS, ${count} sessions held`,
-      mb(result.full.rss),
-      mb(target),
-      share(result.full.rss, target),
+      'memory per held session (RSS held − idle) / n',
+      kb(perSession),
+      kb(TARGET_PER_SESSION_BYTES),
+      share(perSession, TARGET_PER_SESSION_BYTES),
     ],
-    [
-      'serve RSS, no server enabled',
-      mb(result.empty.rss),
-      mb(target),
-      share(result.empty.rss, target),
-    ],
+  ];
+  if (typeof bare === 'string') {
+    rows.push(['  bare SDK clients holding the same sessions', 'failed', '', '']);
+  } else {
+    const barePerSession = (bare.fullRss - bare.idleRss) / bare.held;
+    const ratio = perSession / barePerSession;
+    rows.push(
+      ['  bare SDK clients holding the same sessions (baseline)', kb(barePerSession), '', ''],
+      [
+        '  ratio to the bare SDK clients',
+        x(ratio),
+        x(TARGET_PER_SESSION_RATIO),
+        share(ratio, TARGET_PER_SESSION_RATIO),
+      ],
+    );
+  }
+  rows.push(
     ['notification → change committed, p50', ms(percentile(result.latencies, 50)), '', ''],
     ['notification → change committed, p99', ms(p99), ms(TARGET_P99_MS), share(p99, TARGET_P99_MS)],
     ['  of which re-list start → commit, p99', ms(percentile(result.relistToCommit, 99)), '', ''],
-  ];
+  );
   const cycles = result.cycles;
   if (cycles) {
     const ratio = cycles.drift.ms / cycles.bare.ms;
@@ -361,11 +395,21 @@ function printResult(result: RunResult, count: number): void {
   const range = (values: number[]) =>
     `p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))}, max ${ms(Math.max(...values))}`;
   console.log(
-    `  (RSS: median of ${MEMORY_SAMPLE_SECONDS} samples 1 s apart, max ${mb(result.full.maxRss)}, peak ever ${mb(result.peak)}; ` +
+    `  (RSS: median of ${MEMORY_SAMPLE_SECONDS} samples 1 s apart from ${SETTLE_MS / 1000} s after all were held, max ${mb(result.full.maxRss)}, peak ever ${mb(result.peak)}; ` +
       `${mb(perSession * 1000)} per 1,000 sessions over the empty serve; idle CPU ${result.full.cpuPercent.toFixed(0)}% of a core ` +
       `(empty: ${result.empty.cpuPercent.toFixed(0)}%); ${result.fds} open files; all ${count} held ${s(result.holdMs)} after enabling; ` +
       `fixtures count ${result.fixtureSessions} live sessions)`,
   );
+  if (typeof bare === 'string') {
+    console.log(`  (bare SDK clients: not measured: ${bare})`);
+  } else {
+    console.log(
+      `  (bare SDK clients: one node process, 2.x Client + StreamableHTTPClientTransport in the 2025 era, ` +
+        `connect only (the SDK opens the GET stream), V8 heap growth as serve's; RSS ${mb(bare.idleRss)} idle, ` +
+        `${mb(bare.fullRss)} with ${bare.held} held (${bare.failed} failed), measured once before the databases' runs; ` +
+        `all held ${s(bare.holdMs)} after asking)`,
+    );
+  }
   console.log(
     `  (latency: fixture send time → clock of a deferred trigger at the change's commit; ${result.latencies.length} of ` +
       `${CHANGES} changes, ${CHANGE_SPACING_MS} ms apart, each to another server; missing ${result.missing}; ` +
@@ -385,7 +429,10 @@ function printResult(result: RunResult, count: number): void {
 
 export async function runWatchBench(): Promise<void> {
   const settings = settingsFromEnvironment();
-  const deadline = new Deadline(OVERALL_DEADLINE_MS);
+  const overallMs = process.env.BENCH_WATCH_DEADLINE_MIN
+    ? OVERALL_DEADLINE_MS
+    : scaled(OVERALL_DEADLINE_MS, settings.servers);
+  const deadline = new Deadline(overallMs);
   const build = buildIfStale();
   const canPostgres = await postgresReachable();
   const backends: Backend[] =
@@ -409,7 +456,7 @@ export async function runWatchBench(): Promise<void> {
     console.error('watch bench: overall deadline passed; killing its processes and exiting');
     killAll();
     void dropAll().finally(() => process.exit(1));
-  }, OVERALL_DEADLINE_MS + 60_000);
+  }, overallMs + 60_000);
   // Ctrl-C or a `timeout`: take everything down before going.
   const onSignal = (signal: NodeJS.Signals) => {
     console.error(`watch bench: ${signal}; cleaning up`);
@@ -420,6 +467,7 @@ export async function runWatchBench(): Promise<void> {
   process.once('SIGTERM', onSignal);
   const results: Array<RunResult | { backend: Backend; error: unknown }> = [];
   let fixtures: FixtureServers | undefined;
+  let bare: BareHolding | string = 'not run';
   try {
     fixtures = await FixtureServers.start({
       servers: settings.servers,
@@ -428,6 +476,15 @@ export async function runWatchBench(): Promise<void> {
       kind: settings.kind,
       timeoutMs: 60_000,
     });
+    // The baseline first, while nothing else holds a session: the fixtures forget its
+    // sessions (it ends them) before serve starts.
+    const fixtureUrls = fixtures.urls;
+    bare = await measureBareHolders(fixtureUrls, {
+      concurrency: PROBE_CONCURRENCY,
+      settleMs: SETTLE_MS,
+      sampleSeconds: MEMORY_SAMPLE_SECONDS,
+      timeoutMs: deadline.within(scaled(HOLD_TIMEOUT_MS, settings.servers)),
+    }).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
     for (const backend of backends) {
       // One database failing (PostgreSQL restarted under it, say) does not lose the other.
       results.push(
@@ -464,7 +521,7 @@ export async function runWatchBench(): Promise<void> {
       );
       process.exitCode = 1;
     } else {
-      printResult(result, settings.servers);
+      printResult(result, settings.servers, bare);
     }
   }
 }

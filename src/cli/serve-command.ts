@@ -15,7 +15,7 @@ import { cronLogger } from '../log.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import type { CommandRun } from './command-run.js';
-import { keepHeapNearLiveSize } from './serve-heap.js';
+import { HeapCompactor, keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
  * Runs the service until SIGINT/SIGTERM (run-cli.ts enforces the shutdown deadline). The
@@ -30,12 +30,15 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     home: ctx.config.MCP_DRIFT_HOME,
     share: true,
   });
+  const compactor = new HeapCompactor(ctx.logger);
   try {
     const supervisor = new Supervisor({
       db: handle.db,
       config: ctx.config,
       env: ctx.env,
       logger: ctx.logger,
+      soleWorker: handle.backend === 'embedded',
+      onSessionBurst: (sessions) => compactor.afterBurst(sessions),
     });
     setCronLogger(cronLogger(ctx.logger));
     const token = consoleToken(ctx.config);
@@ -100,6 +103,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     await supervisor.stop();
     await dispatcher.stop();
   } finally {
+    compactor.stop();
     await handle.close();
   }
   ctx.logger.info('stopped');

@@ -64,10 +64,10 @@ export class HttpGuard {
       );
     }
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    const guarded =
-      type === 'text/event-stream'
-        ? body.pipeThrough(this.eventStream())
-        : body.pipeThrough(this.counted());
+    const guarded = filtered(
+      body,
+      type === 'text/event-stream' ? this.eventStream() : this.counted(),
+    );
     return new Response(guarded, {
       status: response.status,
       statusText: response.statusText,
@@ -90,18 +90,15 @@ export class HttpGuard {
   }
 
   /** A whole body, counted as it streams in. */
-  private counted(): TransformStream<Uint8Array, Uint8Array> {
+  private counted(): ChunkFilter {
     let bytes = 0;
-    return new TransformStream({
-      transform: (chunk, controller) => {
+    return {
+      transform: (chunk, enqueue) => {
         bytes += chunk.byteLength;
-        if (bytes > this.options.maxMessageBytes) {
-          controller.error(this.tooLarge('a message'));
-          return;
-        }
-        controller.enqueue(chunk);
+        if (bytes > this.options.maxMessageBytes) throw this.tooLarge('a message');
+        enqueue(chunk);
       },
-    });
+    };
   }
 
   /**
@@ -109,7 +106,7 @@ export class HttpGuard {
    * endings). Small events are held until they end; one that is a change notification is
    * reported and dropped, any other passes on unchanged, in order.
    */
-  private eventStream(): TransformStream<Uint8Array, Uint8Array> {
+  private eventStream(): ChunkFilter {
     const limit = this.options.maxMessageBytes;
     let held: Uint8Array[] = [];
     let heldBytes = 0;
@@ -119,35 +116,35 @@ export class HttpGuard {
     let lineEmpty = true;
     let afterCR = false;
 
-    const endEvent = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    const endEvent = (enqueue: Enqueue) => {
       if (!passing && this.isListChanged(held, heldBytes)) {
         this.options.onToolsListChanged?.();
       } else {
-        for (const piece of held) controller.enqueue(piece);
+        for (const piece of held) enqueue(piece);
       }
       held = [];
       heldBytes = 0;
       passing = false;
       eventBytes = 0;
     };
-    const keep = (piece: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
+    const keep = (piece: Uint8Array, enqueue: Enqueue) => {
       if (piece.byteLength === 0) return;
       if (passing) {
-        controller.enqueue(piece);
+        enqueue(piece);
         return;
       }
       held.push(piece);
       heldBytes += piece.byteLength;
       if (heldBytes > NOTIFICATION_MAX_BYTES) {
         passing = true;
-        for (const part of held) controller.enqueue(part);
+        for (const part of held) enqueue(part);
         held = [];
         heldBytes = 0;
       }
     };
 
-    return new TransformStream({
-      transform: (chunk, controller) => {
+    return {
+      transform: (chunk, enqueue) => {
         let start = 0;
         for (let i = 0; i < chunk.length; i++) {
           const byte = chunk[i]!;
@@ -158,25 +155,22 @@ export class HttpGuard {
           afterCR = byte === CR;
           if (byte === LF || byte === CR) {
             if (lineEmpty) {
-              keep(chunk.subarray(start, i + 1), controller);
+              keep(chunk.subarray(start, i + 1), enqueue);
               start = i + 1;
-              endEvent(controller);
+              endEvent(enqueue);
             }
             lineEmpty = true;
           } else {
             lineEmpty = false;
-            if (++eventBytes > limit) {
-              controller.error(this.tooLarge('an event'));
-              return;
-            }
+            if (++eventBytes > limit) throw this.tooLarge('an event');
           }
         }
-        keep(chunk.subarray(start), controller);
+        keep(chunk.subarray(start), enqueue);
       },
-      flush: (controller) => {
-        for (const piece of held) controller.enqueue(piece);
+      flush: (enqueue) => {
+        for (const piece of held) enqueue(piece);
       },
-    });
+    };
   }
 
   /** Whether the held event is exactly a `notifications/tools/list_changed` message. */
@@ -202,6 +196,58 @@ export class HttpGuard {
     }
     return isListChangedMessage(data);
   }
+}
+
+type Enqueue = (piece: Uint8Array) => void;
+
+/** What a guard does to a body, chunk by chunk: passes pieces on, or throws to end it. */
+interface ChunkFilter {
+  transform(chunk: Uint8Array, enqueue: Enqueue): void;
+  flush?(enqueue: Enqueue): void;
+}
+
+/**
+ * `body` through `filter`, read only as the consumer reads. Not `pipeThrough` and a
+ * TransformStream: those add a writable side, its writer and controller, and a pipe with
+ * its promises, about 8 KB per stream, and a held session keeps its GET stream open for
+ * as long as it lives (bench/watch.bench.ts measures what a session costs).
+ */
+function filtered(
+  body: ReadableStream<Uint8Array>,
+  filter: ChunkFilter,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let enqueued = false;
+        const enqueue = (piece: Uint8Array) => {
+          enqueued = true;
+          controller.enqueue(piece);
+        };
+        try {
+          // A chunk may pass nothing on (a notification taken off the stream, the start of
+          // an event): read on until something did, since pull is not called again before.
+          while (!enqueued) {
+            const { done, value } = await reader.read();
+            if (done) {
+              filter.flush?.(enqueue);
+              controller.close();
+              return;
+            }
+            filter.transform(value, enqueue);
+          }
+        } catch (error) {
+          controller.error(error);
+          void reader.cancel(error).catch(() => {});
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** A JSON-RPC `notifications/tools/list_changed` (a notification: no id), as text. */

@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { heldSessions } from '../db/schema.js';
 
@@ -20,6 +20,11 @@ export async function noteHeldSession(
 /** The worker no longer holds a session of this server. */
 export async function forgetHeldSession(db: Database, serverId: number): Promise<void> {
   await db.delete(heldSessions).where(eq(heldSessions.serverId, serverId));
+}
+
+/** Held sessions noted by any worker but this one (see forgetOtherWorkers). */
+export async function forgetOtherWorkersSessions(db: Database, workerId: string): Promise<void> {
+  await db.delete(heldSessions).where(ne(heldSessions.workerId, workerId));
 }
 
 /** The server's held session as JSON (its row's columns), or null (a correlated subquery; see listings-repo). */

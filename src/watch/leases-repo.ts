@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, lt, notExists, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, ne, notExists, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { servers, workerLeases, workers } from '../db/schema.js';
 
@@ -35,6 +35,22 @@ export async function liveWorkerCount(db: Database, leaseMs: number): Promise<nu
 export async function forgetWorker(db: Database, workerId: string): Promise<void> {
   await db.delete(workerLeases).where(eq(workerLeases.workerId, workerId));
   await db.delete(workers).where(eq(workers.id, workerId));
+}
+
+/**
+ * For a worker that knows it is the only one (the embedded database, which one process
+ * opens at a time): every other worker row and lease was left by a process that is gone,
+ * a `serve` killed with SIGKILL most likely. They are deleted at once, so the caller's
+ * fair share is every server and nothing waits for a dead worker's leases to expire.
+ * Returns how many leases were let go.
+ */
+export async function forgetOtherWorkers(db: Database, workerId: string): Promise<number> {
+  const released = await db
+    .delete(workerLeases)
+    .where(ne(workerLeases.workerId, workerId))
+    .returning({ serverId: workerLeases.serverId });
+  await db.delete(workers).where(ne(workers.id, workerId));
+  return released.length;
 }
 
 /** Removes workers silent for ten lease periods, so the table does not grow with restarts. */

@@ -2,8 +2,17 @@
 export class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Tasks started since the limiter was last idle. */
+  private ran = 0;
 
-  constructor(private readonly max: number) {}
+  /**
+   * `onIdle` is called whenever the last task running ends with none waiting, with how
+   * many tasks ran since the limiter was last idle (the size of the burst that just ended).
+   */
+  constructor(
+    private readonly max: number,
+    private readonly onIdle?: (ran: number) => void,
+  ) {}
 
   /**
    * Runs `task` once a slot is free. A `signal` that aborts while waiting gives up the
@@ -22,6 +31,7 @@ export class Limiter {
     signal?.throwIfAborted();
     if (this.active < this.max) {
       this.active++;
+      this.ran++;
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
@@ -34,6 +44,7 @@ export class Limiter {
       // between, so a newcomer cannot slip in ahead of the queue and exceed the cap.
       const grant = () => {
         signal?.removeEventListener('abort', onAbort);
+        this.ran++;
         resolve();
       };
       this.waiting.push(grant);
@@ -43,7 +54,15 @@ export class Limiter {
 
   private release(): void {
     const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
+    if (next) {
+      next();
+      return;
+    }
+    this.active--;
+    if (this.active === 0) {
+      const ran = this.ran;
+      this.ran = 0;
+      this.onIdle?.(ran);
+    }
   }
 }

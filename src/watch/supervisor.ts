@@ -9,6 +9,7 @@ import { serversWithIds } from '../registry/servers-repo.js';
 import {
   claimLeases,
   fairShare,
+  forgetOtherWorkers,
   forgetWorker,
   heartbeat,
   pruneWorkers,
@@ -18,6 +19,7 @@ import {
   type LeasedServer,
   type WorkerIdentity,
 } from './leases-repo.js';
+import { forgetOtherWorkersSessions } from './held-sessions-repo.js';
 import { Limiter } from './limiter.js';
 import { ServerWatcher } from './server-watcher.js';
 
@@ -28,6 +30,18 @@ export interface SupervisorOptions {
   logger: Logger;
   /** How often the registry and the leases are re-read (edits apply within one tick). */
   tickMs?: number;
+  /**
+   * This is the only worker the database can have: the embedded one, which only the
+   * process holding the home lock opens. Its first tick then takes over whatever another
+   * worker left (a `serve` killed with SIGKILL) at once, instead of after the lease time.
+   * Never on PostgreSQL, where the others may be alive.
+   */
+  soleWorker?: boolean;
+  /**
+   * Called when a burst of held-session starts (connect and startup listing) is over,
+   * with how many there were: serve compacts its heap after a mass start.
+   */
+  onSessionBurst?: (sessions: number) => void;
 }
 
 /**
@@ -47,6 +61,8 @@ export class Supervisor {
   private held: LeasedServer[] = [];
   private renewedAt = -Infinity;
   private renewedDigest: string | undefined;
+  /** soleWorker: the other workers' leftovers have been cleared. */
+  private tookOver = false;
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
 
@@ -56,7 +72,7 @@ export class Supervisor {
     this.leaseMs = options.config.LEASE_SECONDS * 1000;
     this.limiter = new Limiter(options.config.PROBE_CONCURRENCY);
     // Its own cap, so that a round of scheduled probes does not hold up reconnects.
-    this.opens = new Limiter(options.config.PROBE_CONCURRENCY);
+    this.opens = new Limiter(options.config.PROBE_CONCURRENCY, options.onSessionBurst);
     this.worker = {
       id: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       hostname: hostname(),
@@ -98,6 +114,7 @@ export class Supervisor {
   private async tick(): Promise<void> {
     const { db } = this.options;
     await heartbeat(db, this.worker);
+    if (this.options.soleWorker && !this.tookOver) await this.takeOver();
     const leased = await this.keepLeases();
     if (this.stopping.signal.aborted) return;
     const version = new Map(leased.map((lease) => [lease.serverId, lease.updatedAt.getTime()]));
@@ -162,6 +179,20 @@ export class Supervisor {
       this.held = [...this.held, ...claimed].sort((a, b) => a.serverId - b.serverId);
     }
     return this.held;
+  }
+
+  /** soleWorker: a dead worker's leases and held sessions are let go of now, not on expiry. */
+  private async takeOver(): Promise<void> {
+    const { db } = this.options;
+    const released = await forgetOtherWorkers(db, this.worker.id);
+    await forgetOtherWorkersSessions(db, this.worker.id);
+    this.tookOver = true;
+    if (released > 0) {
+      this.options.logger.info(
+        { leases: released },
+        'took over the leases a previous serve left on the embedded database',
+      );
+    }
   }
 
   private async maybePrune(): Promise<void> {

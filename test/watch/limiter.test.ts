@@ -70,4 +70,20 @@ describe('Limiter', () => {
     // Already aborted: refused at once.
     await expect(limiter.run(() => Promise.resolve(), abort.signal)).rejects.toThrow('stopped');
   });
+  it('reports each burst once it is over, with how many tasks it ran', async () => {
+    const bursts: number[] = [];
+    const limiter = new Limiter(2, (ran) => bursts.push(ran));
+    const gates = [gate(), gate(), gate()];
+    const runs = gates.map((g) => limiter.run(() => g.done));
+    gates[0]!.release();
+    gates[1]!.release();
+    await settle();
+    // One still runs: the burst is not over.
+    expect(bursts).toEqual([]);
+    gates[2]!.release();
+    await Promise.all(runs);
+    expect(bursts).toEqual([3]);
+    await limiter.run(async () => {});
+    expect(bursts).toEqual([3, 1]);
+  });
 });
