@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createDispatcher } from '../alerts/create-dispatcher.js';
 import {
   alertDestinationProblems,
@@ -11,11 +12,47 @@ import { LiveFeed } from '../console/live-feed.js';
 import { ConsoleKeys } from '../console/session.js';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
-import { cronLogger } from '../log.js';
+import { cronLogger, type Logger } from '../log.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import type { CommandRun } from './command-run.js';
 import { HeapCompactor, keepHeapNearLiveSize } from './serve-heap.js';
+
+/**
+ * What the parts of serve get to stop, of run-cli's 5 s shutdown deadline; the database's
+ * close takes the rest (it abandons queries still pending after 1 s).
+ */
+const STOP_GRACE_MS = 3_500;
+
+/**
+ * Stops the parts together, so that one waiting out its own grace (a dispatch round mid-send,
+ * a probe mid-connect, a tick on a database just back from an outage) does not spend the
+ * others' share of the deadline; one still stopping after `graceMs` is named and left
+ * behind, and the database's close ends what it was waiting on.
+ */
+async function stopWithin(
+  graceMs: number,
+  logger: Logger,
+  parts: Record<string, () => Promise<void>>,
+): Promise<void> {
+  const pending = new Set(Object.keys(parts));
+  const stops = Object.entries(parts).map(async ([name, stop]) => {
+    try {
+      await stop();
+    } catch (error) {
+      logger.warn({ err: error, part: name }, 'could not stop cleanly');
+    } finally {
+      pending.delete(name);
+    }
+  });
+  const grace = new AbortController();
+  const timedOut = await Promise.race([
+    Promise.all(stops).then(() => false),
+    sleep(graceMs, true, { signal: grace.signal }),
+  ]);
+  grace.abort();
+  if (timedOut) logger.warn({ parts: [...pending] }, 'still stopping; closing the database anyway');
+}
 
 /**
  * Runs the service until SIGINT/SIGTERM (run-cli.ts enforces the shutdown deadline). The
@@ -98,10 +135,12 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     ctx.logger.info('shutting down');
     live.stop();
-    await pruner.stop();
-    await http.close();
-    await supervisor.stop();
-    await dispatcher.stop();
+    await stopWithin(STOP_GRACE_MS, ctx.logger, {
+      retention: () => pruner.stop(),
+      http: () => http.close(),
+      watching: () => supervisor.stop(),
+      alerts: () => dispatcher.stop(),
+    });
   } finally {
     compactor.stop();
     await handle.close();

@@ -59,6 +59,13 @@ export function describePostgresUrl(url: string): string {
   }
 }
 
+/**
+ * How long closing waits for queries still pending. Commands await their queries before
+ * closing; only serve can have some left (a part that ran out of its grace at shutdown), and
+ * run-cli's 5 s deadline must cover the close as well.
+ */
+const CLOSE_TIMEOUT_S = 1;
+
 /** postgres.js prints notices to stdout by default, and stdout carries data only. */
 const quiet = { onnotice: () => {} } as const;
 
@@ -77,7 +84,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
     db,
     backend: 'postgres',
     location,
-    close: () => sql.end({ timeout: 5 }),
+    close: () => sql.end({ timeout: CLOSE_TIMEOUT_S }),
   };
 }
 
@@ -155,7 +162,7 @@ async function openThroughSocket(socketPath: string): Promise<DatabaseHandle> {
     db: drizzlePostgres(sql, { schema }),
     backend: 'embedded-socket',
     location: socketPath,
-    close: () => sql.end({ timeout: 5 }),
+    close: () => sql.end({ timeout: CLOSE_TIMEOUT_S }),
   };
 }
 
@@ -210,7 +217,7 @@ async function openPglite(
     backend: 'embedded',
     location: paths.dataDir,
     close: once(async () => {
-      await sql.end({ timeout: 5 });
+      await sql.end({ timeout: CLOSE_TIMEOUT_S });
       await server.stop();
       await pglite.close();
       rmSync(paths.socket, { force: true });
