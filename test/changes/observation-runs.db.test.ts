@@ -6,10 +6,10 @@ import { recordObservation } from '../../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { observationCounts, observations, servers, type ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
-import type { ProbeFailure, ProbeResult } from '../../src/mcp/index.js';
+import type { ProbeResult } from '../../src/mcp/index.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
-import { listed, relaxed } from '../support/probe-results.js';
+import { listed, relaxed, unreachable } from '../support/probe-results.js';
 
 /*
  * Acceptance 1 of issue 16: unchanged observations of a server collapse into one run row;
@@ -46,19 +46,6 @@ function record(
     trigger,
     startedAt: new Date(at),
   });
-}
-
-function failed(reason: string): ProbeFailure {
-  return {
-    ok: false,
-    code: 'REMOTE_UNREACHABLE',
-    reason,
-    durationMs: 3,
-    era: null,
-    protocolVersion: null,
-    serverInfo: null,
-    capabilities: null,
-  };
 }
 
 async function runsOf(server: ServerRow) {
@@ -124,7 +111,7 @@ describe(`observation runs (${backend})`, () => {
     let at = T0;
     const next = () => (at += FIVE_MINUTES);
     for (let i = 0; i < 3; i++) await record(server, listed(memory), next());
-    await record(server, failed('connect ECONNREFUSED 127.0.0.1:9'), next());
+    await record(server, unreachable('connect ECONNREFUSED 127.0.0.1:9'), next());
     for (let i = 0; i < 2; i++) await record(server, listed(memory), next(), 'notification');
     expect((await runsOf(server)).map((run) => [run.outcome, run.count])).toEqual([
       ['ok', 3],
@@ -133,8 +120,8 @@ describe(`observation runs (${backend})`, () => {
     ]);
 
     for (let i = 0; i < 2; i++)
-      await record(server, failed('connect ECONNREFUSED 127.0.0.1:9'), next());
-    await record(server, failed('timed out after 30 s'), next());
+      await record(server, unreachable('connect ECONNREFUSED 127.0.0.1:9'), next());
+    await record(server, unreachable('timed out after 30 s'), next());
     const change = await record(server, listed(changed), next());
     await record(server, listed(changed), next());
     const runs = await runsOf(server);

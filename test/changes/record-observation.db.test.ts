@@ -16,7 +16,7 @@ import {
 import type { RawTool } from '../../src/listings/canonical.js';
 import type { ProbeSuccess } from '../../src/mcp/index.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
-import { listed, relaxed } from '../support/probe-results.js';
+import { listed, relaxed, unreachable } from '../support/probe-results.js';
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
@@ -164,16 +164,7 @@ describe(`recording observations (${backend})`, () => {
     const down = await recordObservation(handle.db, {
       alerts: policy,
       server,
-      result: {
-        ok: false,
-        code: 'REMOTE_UNREACHABLE',
-        reason: 'connect ECONNREFUSED 127.0.0.1:9',
-        durationMs: 3,
-        era: null,
-        protocolVersion: null,
-        serverInfo: null,
-        capabilities: null,
-      },
+      result: unreachable('connect ECONNREFUSED 127.0.0.1:9'),
       trigger: 'poll',
       startedAt: new Date(),
     });

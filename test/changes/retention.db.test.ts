@@ -10,7 +10,7 @@ import type { RawTool } from '../../src/listings/canonical.js';
 import type { ProbeResult } from '../../src/mcp/index.js';
 import { markDown } from '../../src/watch/outages-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
-import { listed, relaxed, withHints } from '../support/probe-results.js';
+import { listed, relaxed, unreachable, withHints } from '../support/probe-results.js';
 
 /*
  * Acceptance 2 of issue 16: runs last seen more than HISTORY_DAYS ago go, unless a change,
@@ -43,17 +43,6 @@ function record(server: ServerRow, result: ProbeResult, daysAgo: number) {
     startedAt: new Date(NOW - daysAgo * DAY),
   });
 }
-
-const down = (reason: string): ProbeResult => ({
-  ok: false,
-  code: 'REMOTE_UNREACHABLE',
-  reason,
-  durationMs: 3,
-  era: null,
-  protocolVersion: null,
-  serverInfo: null,
-  capabilities: null,
-});
 
 async function runsOf(server: ServerRow) {
   return handle.db
@@ -90,11 +79,11 @@ describe(`retention (${backend})`, () => {
     const c = relaxed(memory, 'create_entities');
     const first = await record(server, listed(a), 900);
     await record(server, listed(a), 899);
-    await record(server, down('connect ECONNREFUSED'), 800);
+    await record(server, unreachable('connect ECONNREFUSED'), 800);
     await record(server, listed(a), 799);
     const toB = await record(server, listed(b), 700);
     await record(server, listed(b), 600);
-    await record(server, down('timed out'), 500);
+    await record(server, unreachable('timed out'), 500);
     const toC = await record(server, listed(c), 450);
     const backToB = await record(server, listed(b), 10);
     expect(toB.change && toC.change && backToB.change).toBeTruthy();
@@ -112,7 +101,7 @@ describe(`retention (${backend})`, () => {
     const loneRun = await record(gone, listed(lone), 650);
     await record(gone, listed(a), 640);
     await record(gone, listed(a), 630);
-    const errorRun = await record(gone, down('connect ECONNREFUSED'), 600);
+    const errorRun = await record(gone, unreachable('connect ECONNREFUSED'), 600);
     await markDown(handle.db, gone.id, new Date(NOW - 600 * DAY), 'connect ECONNREFUSED');
     await handle.db
       .update(listings)
@@ -181,7 +170,7 @@ describe(`retention (${backend})`, () => {
     // More old error runs than one batch holds: alternating reasons, each its own run.
     const rows = Array.from({ length: PRUNE_BATCH + 20 }, (_, i) => i);
     for (const i of rows)
-      await record(server, down(i % 2 ? 'timed out' : 'refused'), 700 - i * 0.01);
+      await record(server, unreachable(i % 2 ? 'timed out' : 'refused'), 700 - i * 0.01);
     // An old listing only an old, unreferenced run saw (a run inserted as an old release
     // would have left it: no change points at it).
     const orphanHash = 'f'.repeat(64);

@@ -1,5 +1,5 @@
 import type { RawTool } from '../../src/listings/canonical.js';
-import type { ProbeSuccess } from '../../src/mcp/index.js';
+import type { ProbeFailure, ProbeSuccess } from '../../src/mcp/index.js';
 
 /*
  * What a successful probe returns, built here instead of by a server: the input of
@@ -21,6 +21,20 @@ export function listed(tools: RawTool[], overrides: Partial<ProbeSuccess> = {}):
     ttlMs: null,
     cacheScope: null,
     ...overrides,
+  };
+}
+
+/** What a probe of a server that cannot be reached returns: an error observation. */
+export function unreachable(reason: string): ProbeFailure {
+  return {
+    ok: false,
+    code: 'REMOTE_UNREACHABLE',
+    reason,
+    durationMs: 3,
+    era: null,
+    protocolVersion: null,
+    serverInfo: null,
+    capabilities: null,
   };
 }
 
