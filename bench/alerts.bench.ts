@@ -38,7 +38,7 @@ import type { RawTool } from '../src/listings/canonical.js';
 import { createLogger } from '../src/log.js';
 import { insertServer } from '../src/registry/servers-repo.js';
 import { openBench } from './throwaway-database.js';
-import { postgresReachable, type Backend } from './watch-monitor.js';
+import { benchBackends } from './watch-monitor.js';
 import { listed, relaxed } from '../test/support/probe-results.js';
 
 const COUNT = Number(process.env.BENCH_ALERTS_COUNT ?? 1000);
@@ -252,13 +252,7 @@ async function bareFetch(handle: DatabaseHandle, channel: 'slack' | 'webhook'): 
 }
 
 export async function runAlertsBench(): Promise<void> {
-  const setting = process.env.BENCH_ALERTS_DB;
-  const backends: Backend[] =
-    setting === 'pglite' || setting === 'postgres'
-      ? [setting]
-      : (await postgresReachable())
-        ? ['pglite', 'postgres']
-        : ['pglite'];
+  const backends = await benchBackends(process.env.BENCH_ALERTS_DB);
   console.log(
     `${COUNT} critical alerts queued, each with an email, a Slack and a webhook delivery; each channel drained alone (batches of ${DEFAULT_DISPATCHER_OPTIONS.batchSize}; SMTP pool of 5); load average ${loadavg()
       .map((value) => value.toFixed(2))

@@ -47,7 +47,7 @@ import { COUNT_WINDOWS, fleetQuery } from '../src/registry/fleet.js';
 import { listServersQuery } from '../src/registry/servers-repo.js';
 import { relaxed } from '../test/support/probe-results.js';
 import { openBench } from './throwaway-database.js';
-import { postgresReachable, type Backend } from './watch-monitor.js';
+import { benchBackends, type Backend } from './watch-monitor.js';
 
 const SERVERS = Number(process.env.BENCH_CONSOLE_SERVERS ?? 1000);
 const PER_SERVER = Number(process.env.BENCH_CONSOLE_OBSERVATIONS ?? 100);
@@ -256,13 +256,7 @@ async function runOn(backend: Backend): Promise<void> {
 }
 
 export async function runConsoleBench(): Promise<void> {
-  const choice = process.env.BENCH_CONSOLE_DB;
-  const backends: Backend[] =
-    choice === 'pglite' || choice === 'postgres'
-      ? [choice]
-      : choice === 'both' || (await postgresReachable())
-        ? ['pglite', 'postgres']
-        : ['pglite'];
+  const backends = await benchBackends(process.env.BENCH_CONSOLE_DB);
   console.log(
     `console: server time of a page, through the Hono app in process, median of ${ROUNDS} after ${WARMUP} warm-ups; load average ${loadavg()[0]!.toFixed(2)}`,
   );

@@ -29,7 +29,7 @@ import { fleetView } from '../src/registry/fleet.js';
 import { getServer } from '../src/registry/servers-repo.js';
 import { listed, withHints } from '../test/support/probe-results.js';
 import { openBench } from './throwaway-database.js';
-import { postgresReachable, type Backend } from './watch-monitor.js';
+import { benchBackends, type Backend } from './watch-monitor.js';
 
 const SERVERS = Number(process.env.BENCH_HISTORY_SERVERS ?? 1000);
 const DAYS = Number(process.env.BENCH_HISTORY_DAYS ?? 365);
@@ -449,13 +449,7 @@ async function runOn(backend: Backend): Promise<void> {
 }
 
 export async function runHistoryBench(): Promise<void> {
-  const choice = process.env.BENCH_HISTORY_DB;
-  const backends: Backend[] =
-    choice === 'pglite' || choice === 'postgres'
-      ? [choice]
-      : choice === 'both' || (await postgresReachable())
-        ? ['pglite', 'postgres']
-        : ['pglite'];
+  const backends = await benchBackends(process.env.BENCH_HISTORY_DB);
   console.log(
     `history: a simulated ${DAYS}-day history, median of ${ROUNDS} after a warm-up; load average ${loadavg()[0]!.toFixed(2)}`,
   );

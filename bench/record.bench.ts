@@ -19,7 +19,7 @@ import type { DatabaseHandle } from '../src/db/client.js';
 import { observations, servers, type ServerRow } from '../src/db/schema.js';
 import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
 import { openBench } from './throwaway-database.js';
-import { postgresReachable, type Backend } from './watch-monitor.js';
+import { benchBackends, type Backend } from './watch-monitor.js';
 import { listed } from '../test/support/probe-results.js';
 
 const COUNT = Number(process.env.BENCH_RECORD_COUNT ?? 1000);
@@ -108,13 +108,7 @@ function bareInsert(handle: DatabaseHandle, server: ServerRow, hash: string) {
 }
 
 export async function runRecordBench(): Promise<void> {
-  const choice = process.env.BENCH_RECORD_DB;
-  const backends: Backend[] =
-    choice === 'pglite' || choice === 'postgres'
-      ? [choice]
-      : choice === 'both' || (await postgresReachable())
-        ? ['pglite', 'postgres']
-        : ['pglite'];
+  const backends = await benchBackends(process.env.BENCH_RECORD_DB);
   console.log(
     `record: ${COUNT} servers' observations of an unchanged ${tools.length}-tool listing, all ` +
       `at once, median of ${ROUNDS} rounds; load average ${loadavg()[0]!.toFixed(2)}`,

@@ -328,3 +328,13 @@ export async function postgresReachable(): Promise<boolean> {
     await admin.end({ timeout: 1 }).catch(() => {});
   }
 }
+
+/**
+ * The backends a bench runs on, from its `BENCH_<NAME>_DB` setting: `pglite` or `postgres`
+ * alone, `both` (failing where PostgreSQL is down), or, unset, PGlite and PostgreSQL when
+ * it answers.
+ */
+export async function benchBackends(setting: string | undefined): Promise<Backend[]> {
+  if (setting === 'pglite' || setting === 'postgres') return [setting];
+  return setting === 'both' || (await postgresReachable()) ? ['pglite', 'postgres'] : ['pglite'];
+}
