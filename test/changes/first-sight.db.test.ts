@@ -4,18 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailOnlyPolicy, type AlertPolicy } from '../../src/alerts/alert-policy.js';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import {
-  alerts,
-  baselines,
-  changes,
-  findings,
-  servers,
-  type ServerRow,
-} from '../../src/db/schema.js';
+import { alerts, baselines, changes, findings, type ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 import type { ProbeSuccess } from '../../src/mcp/index.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { listed, relaxed } from '../support/probe-results.js';
+import { insertServer } from '../support/server-rows.js';
 
 /*
  * What recording adds for the content checks (issue 11): a poisoned first listing is a
@@ -40,13 +34,7 @@ function poisoned(tools: RawTool[], text: string): RawTool[] {
   );
 }
 
-async function newServer(name: string): Promise<ServerRow> {
-  const [row] = await handle.db
-    .insert(servers)
-    .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
-    .returning();
-  return row!;
-}
+const newServer = (name: string): Promise<ServerRow> => insertServer(handle.db, name);
 
 function observe(server: ServerRow, tools: RawTool[], probe: Partial<ProbeSuccess> = {}) {
   return recordObservation(handle.db, {

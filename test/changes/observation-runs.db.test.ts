@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import { observationCounts, observations, servers, type ServerRow } from '../../src/db/schema.js';
+import { observationCounts, observations, type ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 import type { ProbeResult } from '../../src/mcp/index.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { listed, relaxed, unreachable } from '../support/probe-results.js';
+import { insertServer } from '../support/server-rows.js';
 
 /*
  * Acceptance 1 of issue 16: unchanged observations of a server collapse into one run row;
@@ -25,13 +26,7 @@ const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory
 const T0 = Date.parse('2026-11-01T07:00:00.000Z');
 const FIVE_MINUTES = 5 * 60_000;
 
-async function newServer(name: string): Promise<ServerRow> {
-  const [row] = await handle.db
-    .insert(servers)
-    .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
-    .returning();
-  return row!;
-}
+const newServer = (name: string): Promise<ServerRow> => insertServer(handle.db, name);
 
 function record(
   server: ServerRow,

@@ -17,6 +17,7 @@ import type { RawTool } from '../../src/listings/canonical.js';
 import type { ProbeSuccess } from '../../src/mcp/index.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { listed, relaxed, unreachable } from '../support/probe-results.js';
+import { insertServer } from '../support/server-rows.js';
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
@@ -24,13 +25,7 @@ const policy = emailOnlyPolicy([]);
 
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
 
-async function newServer(name: string): Promise<ServerRow> {
-  const [row] = await handle.db
-    .insert(servers)
-    .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
-    .returning();
-  return row!;
-}
+const newServer = (name: string): Promise<ServerRow> => insertServer(handle.db, name);
 
 /** One poll of `server` that listed `tools`, recorded as the service records it. */
 function observe(server: ServerRow, tools: RawTool[], probe: Partial<ProbeSuccess> = {}) {

@@ -5,12 +5,13 @@ import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import { PRUNE_BATCH, pruneHistory } from '../../src/changes/retention.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import { listings, observations, outages, servers, type ServerRow } from '../../src/db/schema.js';
+import { listings, observations, outages, type ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 import type { ProbeResult } from '../../src/mcp/index.js';
 import { markDown } from '../../src/watch/outages-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { listed, relaxed, unreachable, withHints } from '../support/probe-results.js';
+import { insertServer } from '../support/server-rows.js';
 
 /*
  * Acceptance 2 of issue 16: runs last seen more than HISTORY_DAYS ago go, unless a change,
@@ -26,13 +27,7 @@ const DAY = 86_400_000;
 const NOW = Date.parse('2026-12-01T12:00:00.000Z');
 const HISTORY_DAYS = 400;
 
-async function newServer(name: string): Promise<ServerRow> {
-  const [row] = await handle.db
-    .insert(servers)
-    .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
-    .returning();
-  return row!;
-}
+const newServer = (name: string): Promise<ServerRow> => insertServer(handle.db, name);
 
 function record(server: ServerRow, result: ProbeResult, daysAgo: number) {
   return recordObservation(handle.db, {

@@ -10,7 +10,6 @@ import {
   listings,
   observations,
   outages,
-  servers,
   type ServerRow,
 } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
@@ -19,6 +18,7 @@ import type { ProbeResult, ProbeSuccess } from '../../src/mcp/index.js';
 import { markDown } from '../../src/watch/outages-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { listed, relaxed } from '../support/probe-results.js';
+import { insertServer } from '../support/server-rows.js';
 
 /*
  * Issue 12, defect 1: text PostgreSQL refuses (U+0000 anywhere, lone surrogates in jsonb)
@@ -35,13 +35,7 @@ const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory
 const NASTY =
   'nul \u0000 lone high \ud800 lone low \udc00 pair \ud83d\ude00 sub \u001a0 \u001au0041';
 
-async function newServer(name: string): Promise<ServerRow> {
-  const [row] = await handle.db
-    .insert(servers)
-    .values({ name, transport: 'http', url: 'http://127.0.0.1:9/mcp' })
-    .returning();
-  return row!;
-}
+const newServer = (name: string): Promise<ServerRow> => insertServer(handle.db, name);
 
 function observe(server: ServerRow, result: ProbeResult) {
   return recordObservation(handle.db, {
