@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { build as esbuild } from 'esbuild';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   BenchDatabase,
   buildIfStale,
+  cpuSecondsOf,
   dropAll,
   postgresReachable,
   ServeProcess,
@@ -21,6 +22,7 @@ import {
  * (other work on its cores) moves both sides of a pair alike; the median pair is printed.
  * Each process also reports its own CPU time (cpu-at-exit.cjs), the figure to read when
  * the machine is busy: wall time then measures the queue for the cores as much as the CLI.
+ * The pairs are spawned by a small process of their own (cli-timer.mjs).
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -54,64 +56,33 @@ interface Measured {
 /** Floors: what the CLI's figures are bounded by, measured the same way (cli-floor.mjs). */
 const FLOOR = fileURLToPath(new URL('./cli-floor.mjs', import.meta.url));
 
-const CPU_PRELOAD = fileURLToPath(new URL('./cpu-at-exit.cjs', import.meta.url));
-const cpuDir = mkdtempSync(path.join(tmpdir(), 'mcp-drift-bench-cpu-'));
-let cpuRuns = 0;
+const TIMER = fileURLToPath(new URL('./cli-timer.mjs', import.meta.url));
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** Wall and CPU time of one process from spawn to exit; its output goes to /dev/null. */
-function timed(
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-): { ms: number; cpuMs: number } {
-  const cpuFile = path.join(cpuDir, `${cpuRuns++}`);
-  const withCpu = ['-r', CPU_PRELOAD, ...args];
-  const start = performance.now();
-  const result = spawnSync(process.execPath, withCpu, {
-    env: { ...env, CPU_AT_EXIT: cpuFile },
-    cwd,
-    stdio: 'ignore',
-  });
-  const ms = performance.now() - start;
-  if (result.status !== 0) {
-    const again = spawnSync(process.execPath, args, { env, cwd, encoding: 'utf8' });
-    throw new Error(`\`node ${args.join(' ')}\` exited ${result.status}: ${again.stderr}`);
-  }
-  const cpuMs = Number(readFileSync(cpuFile, 'utf8').trim()) / 1000;
-  rmSync(cpuFile);
-  return { ms, cpuMs };
-}
-
+/** The row's pairs of runs, timed by bench/cli-timer.mjs in a process of its own. */
 function measure(row: Row): Measured {
-  const bare = ['-e', '0'];
-  for (let i = 0; i < WARMUPS; i++) {
-    timed(bare, row.env, row.cwd);
-    timed([row.script ?? CLI, ...row.args], row.env, row.cwd);
-  }
-  const measured: Measured = {
-    ms: [],
-    baselineMs: [],
-    ratios: [],
-    cpuMs: [],
-    baselineCpuMs: [],
-    cpuRatios: [],
+  const spec = {
+    command: [row.script ?? CLI, ...row.args],
+    env: row.env,
+    cwd: row.cwd,
+    runs: RUNS,
+    warmups: WARMUPS,
   };
-  for (let i = 0; i < RUNS; i++) {
-    const baseline = timed(bare, row.env, row.cwd);
-    const run = timed([row.script ?? CLI, ...row.args], row.env, row.cwd);
-    measured.baselineMs.push(baseline.ms);
-    measured.ms.push(run.ms);
-    measured.ratios.push(run.ms / baseline.ms);
-    measured.baselineCpuMs.push(baseline.cpuMs);
-    measured.cpuMs.push(run.cpuMs);
-    measured.cpuRatios.push(run.cpuMs / baseline.cpuMs);
-  }
-  return measured;
+  const result = spawnSync(process.execPath, [TIMER, JSON.stringify(spec)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`timing "${row.label}" failed: ${result.stderr}`);
+  const times = JSON.parse(result.stdout) as Omit<Measured, 'ratios' | 'cpuRatios'>;
+  return {
+    ...times,
+    ratios: times.ms.map((ms, i) => ms / times.baselineMs[i]!),
+    cpuRatios: times.cpuMs.map((ms, i) => ms / times.baselineCpuMs[i]!),
+  };
 }
 
 function print(rows: Array<[Row, Measured | { skipped: string }]>): void {
@@ -173,12 +144,65 @@ export async function runCliBench(): Promise<void> {
     await measureAll();
   } finally {
     process.off('SIGINT', onSignal);
-    rmSync(cpuDir, { recursive: true, force: true });
   }
 }
 
+/**
+ * Waits until these processes are idle: each used at most 5 % of a core in the last second,
+ * or 30 s went by. Measured meanwhile, a command would share the cores with them, on both
+ * sides of each pair. The bench's own process is one: once it has set up an embedded
+ * database, V8 goes on compiling PGlite's WebAssembly in the background, with up to two
+ * cores for seconds; and serve's socket is up before its start-up work is done (the
+ * console, the supervisor, a heap compaction). Returns the highest share seen last.
+ */
+async function settled(pids: number[]): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const before = pids.map(cpuSecondsOf);
+    await sleep(1_000);
+    const share = Math.max(...pids.map((pid, i) => cpuSecondsOf(pid) - before[i]!));
+    if (share <= 0.05 || Date.now() > deadline) return share;
+  }
+}
+
+/** The processes' CPU share when the rows through serve's socket began. */
+let serveIdle: number | undefined;
+
+/**
+ * cli-floor.mjs in one file, its dependencies inside, as the CLI's own files are: the
+ * floor of the libraries `server list` is made of, loaded as the CLI loads them.
+ */
+async function bundleFloor(dir: string): Promise<string> {
+  const outfile = path.join(dir, 'cli-floor.bundled.mjs');
+  await esbuild({
+    entryPoints: [FLOOR],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);",
+    },
+  });
+  return outfile;
+}
+
+let bundledFloor = '';
+
 async function measureAll(): Promise<void> {
   const build = buildIfStale();
+  const floorDir = mkdtempSync(path.join(tmpdir(), 'mcp-drift-bench-floor-'));
+  try {
+    bundledFloor = await bundleFloor(floorDir);
+    await measureRows(build);
+  } finally {
+    rmSync(floorDir, { recursive: true, force: true });
+  }
+}
+
+async function measureRows(build: 'built' | 'fresh'): Promise<void> {
   const load = loadavg()[0]!;
   const plain: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   const results: Array<[Row, Measured | { skipped: string }]> = [];
@@ -240,6 +264,7 @@ async function measureAll(): Promise<void> {
       env: cliEnv(database),
       cwd: database.home,
     };
+    await settled([process.pid]);
     run(direct);
     // A disabled schedule and no enabled server: serve holds the database and its socket,
     // and nothing else competes with the commands for the machine.
@@ -251,6 +276,7 @@ async function measureAll(): Promise<void> {
     try {
       await database.reopen(serve, 60_000);
       await database.close();
+      serveIdle = await settled([serve.pid, process.pid]);
       run({
         ...direct,
         label: `server list, embedded database through serve's socket`,
@@ -262,6 +288,12 @@ async function measureAll(): Promise<void> {
         script: FLOOR,
         args: ['query'],
       });
+      run({
+        ...direct,
+        label: "floor: commander, drizzle, postgres.js, one query, bundled, through serve's socket",
+        script: bundledFloor,
+        args: ['stack'],
+      });
     } finally {
       await serve.stop();
     }
@@ -272,7 +304,10 @@ async function measureAll(): Promise<void> {
       `median of ${RUNS} runs after ${WARMUPS} warm-ups; wall: spawn to exit; cpu: the ` +
       `process's own user + system time; ratio: median of each run over the bare ` +
       `\`node -e 0\` run just before it; ` +
-      `${availableParallelism()} cores, load average ${load.toFixed(2)} at start`,
+      `${availableParallelism()} cores, load average ${load.toFixed(2)} at start` +
+      (serveIdle === undefined
+        ? ''
+        : `; serve and the bench used at most ${(serveIdle * 100).toFixed(0)} % of a core before the rows through serve's socket`),
   );
   print(results);
 }

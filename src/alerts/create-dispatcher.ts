@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
-import { redactFromLogs, type Logger } from '../log.js';
+import { redactFromLogs } from '../log-lines.js';
+import type { Logger } from '../log.js';
 import type { ChannelName } from './alert-policy.js';
 import type { Channel } from './channel.js';
 import {

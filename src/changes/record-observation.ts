@@ -23,7 +23,7 @@ import {
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import { countAttempts } from '../listings/observation-counts.js';
-import { scrubSecrets } from '../log.js';
+import { scrubSecrets } from '../log-lines.js';
 import type { ProbeResult } from '../mcp/index.js';
 import { setProtocolEra } from '../registry/servers-repo.js';
 import { SightingBatcher } from './sighting-batcher.js';

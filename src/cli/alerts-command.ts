@@ -119,7 +119,7 @@ export async function alertsTestCommand(run: CommandRun): Promise<void> {
   const ctx = await run.context();
   // The mailer and HTTP channels load only here: no other alerts command sends anything.
   const { testChannels } = await import('../alerts/test-channels.js');
-  const results = await testChannels(ctx.config, ctx.logger, {
+  const results = await testChannels(ctx.config, await ctx.logger(), {
     channel: opts.channel as ChannelName | undefined,
   });
   if (opts.json) printJson({ results });

@@ -35,7 +35,10 @@ export async function baselineApproveCommand(run: CommandRun): Promise<void> {
   const approved = await ctx.withDatabase((db) =>
     approveBaseline(db, name, { listing: opts.listing, actor: ctx.actor }),
   );
-  ctx.logger.info({ server: approved.server, listing: approved.hash }, 'baseline approved');
+  (await ctx.logger()).info(
+    { server: approved.server, listing: approved.hash },
+    'baseline approved',
+  );
   if (opts.json) return printJson(approved);
   printLine(`${approved.server}: baseline is now ${short(approved.hash)}`);
 }

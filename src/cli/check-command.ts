@@ -16,12 +16,13 @@ export async function checkCommand(run: CommandRun): Promise<void> {
   const format = formatFlag(problems, opts.format, opts.json);
   problems.throwIfAny();
   const ctx = await run.context();
+  const logger = await ctx.logger();
   const report = await ctx.withDatabase((db) =>
     checkServer(db, name, {
       config: ctx.config,
       env: ctx.env,
       signal: ctx.signal,
-      logger: ctx.logger,
+      logger,
     }),
   );
   if (format === 'json') {

@@ -5,7 +5,7 @@ import { printJson, printLine } from './output.js';
 export async function migrateCommand(run: CommandRun): Promise<void> {
   const ctx = await run.context();
   const location = await ctx.withDatabase(async (_db, handle) => handle.location);
-  ctx.logger.info({ database: location }, 'migrations applied');
+  (await ctx.logger()).info({ database: location }, 'migrations applied');
   if (run.opts.json) printJson({ migrated: true, database: location });
   else printLine(`database ${location}: migrations applied, schema up to date`);
 }

@@ -1,6 +1,5 @@
 import path from 'node:path';
-// format-text.js alone: the registry commands have no use for the rest of the diff engine.
-import { sanitizeForTerminal } from '../diff/format-text.js';
+import { sanitizeForTerminal } from '../diff/terminal-text.js';
 
 let documentPrinted = false;
 

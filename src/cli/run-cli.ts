@@ -126,8 +126,8 @@ function usageMessage(error: CommanderError, command: Command): string {
 }
 
 async function report(error: unknown, call: Invocation): Promise<number> {
-  // A server's error may quote a header or env value back (see redactFromLogs in log.ts).
-  const { scrubSecrets } = await import('../log.js');
+  // A server's error may quote a header or env value back (see redactFromLogs).
+  const { scrubSecrets } = await import('../log-lines.js');
   const write = (text: string) => process.stderr.write(scrubSecrets(text));
   const known = error instanceof DriftError;
   const message = error instanceof Error ? error.message : String(error);
@@ -178,6 +178,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
-const code = await run(invocation(process.argv.slice(2)));
-await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-process.exit(code);
+// Not a top-level await: the database commands run this file as CommonJS (scripts/build.mjs).
+void run(invocation(process.argv.slice(2))).then(async (code) => {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+});

@@ -61,50 +61,51 @@ async function stopWithin(
  */
 export async function serveCommand(run: CommandRun): Promise<void> {
   const ctx = await run.context({ quiet: false });
+  const logger = await ctx.logger();
   keepHeapNearLiveSize();
   const handle = await openDatabase({
     databaseUrl: ctx.config.DATABASE_URL,
     home: ctx.config.MCP_DRIFT_HOME,
     share: true,
   });
-  const compactor = new HeapCompactor(ctx.logger);
+  const compactor = new HeapCompactor(logger);
   try {
     const supervisor = new Supervisor({
       db: handle.db,
       config: ctx.config,
       env: ctx.env,
-      logger: ctx.logger,
+      logger,
       soleWorker: handle.backend === 'embedded',
       onSessionBurst: (sessions) => compactor.afterBurst(sessions),
     });
-    setCronLogger(cronLogger(ctx.logger));
+    setCronLogger(cronLogger(logger));
     const token = consoleToken(ctx.config);
     if (token.madePrivate) {
-      ctx.logger.warn(
+      logger.warn(
         { file: token.file },
         'the console token file was readable by others; it is 0600 now',
       );
     }
-    const live = new LiveFeed(handle.db, { logger: ctx.logger.child({ component: 'console' }) });
+    const live = new LiveFeed(handle.db, { logger: logger.child({ component: 'console' }) });
     // Health, metrics and the console: up before "mcp-drift serving", whose line carries its URL.
     const http = await startOpsServer({
       db: handle.db,
       config: ctx.config,
-      logger: ctx.logger,
+      logger,
       workerId: supervisor.worker.id,
       warnings: () => alertDestinationProblems(handle.db, ctx.config),
       console: {
         db: handle.db,
         config: ctx.config,
-        logger: ctx.logger.child({ component: 'console' }),
+        logger: logger.child({ component: 'console' }),
         keys: new ConsoleKeys(token.value),
         live,
       },
     });
     live.start();
-    const dispatcher = createDispatcher(handle.db, ctx.config, ctx.logger);
+    const dispatcher = createDispatcher(handle.db, ctx.config, logger);
     const registered = await listServers(handle.db);
-    ctx.logger.info(
+    logger.info(
       {
         database: handle.location,
         backend: handle.backend,
@@ -124,18 +125,18 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       },
       'mcp-drift serving',
     );
-    await warnWhenAlertsReachNobody(handle.db, ctx.config, ctx.logger);
+    await warnWhenAlertsReachNobody(handle.db, ctx.config, logger);
     const pruner = new HistoryPruner(handle.db, {
-      logger: ctx.logger.child({ component: 'retention' }),
+      logger: logger.child({ component: 'retention' }),
       historyDays: ctx.config.HISTORY_DAYS,
     });
     supervisor.start();
     dispatcher.start();
     pruner.start();
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
-    ctx.logger.info('shutting down');
+    logger.info('shutting down');
     live.stop();
-    await stopWithin(STOP_GRACE_MS, ctx.logger, {
+    await stopWithin(STOP_GRACE_MS, logger, {
       retention: () => pruner.stop(),
       http: () => http.close(),
       watching: () => supervisor.stop(),
@@ -145,5 +146,5 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     compactor.stop();
     await handle.close();
   }
-  ctx.logger.info('stopped');
+  logger.info('stopped');
 }

@@ -52,7 +52,7 @@ export async function serverAddCommand(run: CommandRun): Promise<void> {
   const spec = buildSpec(name, registrationInput(run));
   const ctx = await run.context();
   const view = await ctx.withDatabase((db) => registerServer(db, spec, defaultsOf(ctx)));
-  ctx.logger.info({ server: view.name, transport: view.transport }, 'server added');
+  (await ctx.logger()).info({ server: view.name, transport: view.transport }, 'server added');
   report(ctx, view, run.opts.json, `added server ${view.name}`);
 }
 
@@ -61,7 +61,7 @@ export async function serverEditCommand(run: CommandRun): Promise<void> {
   const ctx = await run.context();
   const input = registrationInput(run);
   const view = await ctx.withDatabase((db) => editServer(db, name, input, defaultsOf(ctx)));
-  ctx.logger.info({ server: view.name, fields: Object.keys(input) }, 'server edited');
+  (await ctx.logger()).info({ server: view.name, fields: Object.keys(input) }, 'server edited');
   report(ctx, view, run.opts.json, `updated server ${view.name}`);
 }
 
@@ -98,7 +98,7 @@ export async function serverRemoveCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
   const ctx = await run.context();
   const removed = await ctx.withDatabase((db) => unregisterServer(db, name));
-  ctx.logger.info({ server: removed.removed }, 'server removed');
+  (await ctx.logger()).info({ server: removed.removed }, 'server removed');
   if (run.opts.json) return printJson(removed);
   printLine(`removed server ${removed.removed} and its history`);
 }
@@ -111,7 +111,7 @@ export function serverEnableCommand(enabled: boolean): CommandAction {
     const view = await ctx.withDatabase((db) =>
       enableServer(db, name, enabled, defaultsOf(ctx), { actor: ctx.actor }),
     );
-    ctx.logger.info({ server: view.name, enabled: view.enabled }, `server ${verb}`);
+    (await ctx.logger()).info({ server: view.name, enabled: view.enabled }, `server ${verb}`);
     report(ctx, view, run.opts.json, `${verb} server ${view.name}`);
   };
 }

@@ -1,4 +1,4 @@
-import { sanitizeForTerminal } from '../diff/format-text.js';
+import { sanitizeForTerminal } from '../diff/terminal-text.js';
 import type { HostContext } from '../registry/host-configs.js';
 import { importServers, readImportSources, type ImportReport } from '../registry/import-servers.js';
 import { Problems } from '../problems.js';
@@ -32,7 +32,10 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
   );
   for (const server of report.dryRun ? [] : report.servers) {
     if (server.status === 'added' || server.status === 'updated') {
-      ctx.logger.info({ server: server.name, source: server.source }, `server ${server.status}`);
+      (await ctx.logger()).info(
+        { server: server.name, source: server.source },
+        `server ${server.status}`,
+      );
     }
   }
   if (opts.json) return printJson(report);

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,10 +9,9 @@ import { DriftError } from '../errors.js';
 import { readLockHolder, tryLock, type HomeLock } from './home-lock.js';
 import { migratePglite, migratePostgres, migrationsPending } from './migrate.js';
 import { keepExchangesWhole } from './socket-queue.js';
-import * as schema from './schema.js';
 
 /** What repositories take: the database itself or a transaction on it. */
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Database = PgDatabase<PgQueryResultHKT>;
 
 export interface DatabaseHandle {
   db: Database;
@@ -73,7 +72,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   const location = describePostgresUrl(url);
   const sql = postgres(url, { ...quiet, max: 10, connect_timeout: 5 });
   await reachOrThrow(sql, `PostgreSQL at ${location}`, 'check DATABASE_URL');
-  const db = drizzlePostgres(sql, { schema });
+  const db = drizzlePostgres(sql);
   try {
     if (await migrationsPending(sql)) await migratePostgres(url);
   } catch (error) {
@@ -93,11 +92,15 @@ async function reachOrThrow(sql: postgres.Sql, what: string, hint: string): Prom
     await sql`select 1`;
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => {});
-    const reason = (error as { code?: string }).code ?? (error as Error).message;
-    throw new DriftError('DATABASE_UNREACHABLE', `cannot reach ${what} (${reason}); ${hint}`, {
-      cause: error,
-    });
+    throw unreachable(error, what, hint);
   }
+}
+
+function unreachable(error: unknown, what: string, hint: string): DriftError {
+  const reason = (error as { code?: string }).code ?? (error as Error).message;
+  return new DriftError('DATABASE_UNREACHABLE', `cannot reach ${what} (${reason}); ${hint}`, {
+    cause: error,
+  });
 }
 
 function socketLive(socketPath: string): Promise<boolean> {
@@ -116,7 +119,13 @@ function socketLive(socketPath: string): Promise<boolean> {
 function socketClient(socketPath: string): postgres.Sql {
   // One connection: the socket server runs one statement at a time anyway, and a single
   // connection keeps a transaction's statements on the handler that opened it.
-  return postgres({ ...quiet, path: socketPath, max: 1, database: 'postgres', user: 'postgres' });
+  return postgres({
+    ...quiet,
+    path: socketPath,
+    max: 1,
+    database: 'postgres',
+    user: 'postgres',
+  });
 }
 
 async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
@@ -124,8 +133,11 @@ async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
   mkdirSync(paths.dir, { recursive: true });
   const deadline = Date.now() + (options.lockWaitMs ?? 15_000);
   for (;;) {
-    const served = await socketLive(paths.socket);
-    if (served && !options.share) return openThroughSocket(paths.socket);
+    if (!options.share) {
+      const through = await openThroughSocket(paths.socket);
+      if (through) return through;
+    }
+    const served = options.share && (await socketLive(paths.socket));
     const attempt = served ? undefined : tryLock(paths.lock);
     if (attempt && 'lock' in attempt) {
       try {
@@ -151,15 +163,30 @@ async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
   }
 }
 
-async function openThroughSocket(socketPath: string): Promise<DatabaseHandle> {
+/** What connecting to a socket no serve listens on fails with: no file, or a stale one. */
+const NOT_SERVED = new Set(['ENOENT', 'ECONNREFUSED']);
+
+/**
+ * The embedded database through serve's socket, or undefined when no serve listens on it.
+ * Connecting is the test: a separate probe first would cost a connection more at each
+ * command, and a command's start is what a person at a terminal waits for (issue 15).
+ */
+async function openThroughSocket(socketPath: string): Promise<DatabaseHandle | undefined> {
+  if (!existsSync(socketPath)) return undefined;
   const sql = socketClient(socketPath);
-  await reachOrThrow(
-    sql,
-    `the embedded database through ${socketPath}`,
-    'is mcp-drift serve healthy?',
-  );
+  try {
+    await sql`select 1`;
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    if (NOT_SERVED.has((error as { code?: string }).code ?? '')) return undefined;
+    throw unreachable(
+      error,
+      `the embedded database through ${socketPath}`,
+      'is mcp-drift serve healthy?',
+    );
+  }
   return {
-    db: drizzlePostgres(sql, { schema }),
+    db: drizzlePostgres(sql),
     backend: 'embedded-socket',
     location: socketPath,
     close: () => sql.end({ timeout: CLOSE_TIMEOUT_S }),
@@ -194,7 +221,7 @@ async function openPglite(
   await migratePglite(pglite);
   if (!share) {
     return {
-      db: drizzlePglite(pglite, { schema }),
+      db: drizzlePglite(pglite),
       backend: 'embedded',
       location: paths.dataDir,
       close: once(async () => {
@@ -213,7 +240,7 @@ async function openPglite(
   // server keeps one client's open transaction from interleaving with another's queries.
   const sql = socketClient(paths.socket);
   return {
-    db: drizzlePostgres(sql, { schema }),
+    db: drizzlePostgres(sql),
     backend: 'embedded',
     location: paths.dataDir,
     close: once(async () => {

@@ -2,20 +2,7 @@ import { kindEntry } from './catalogue.js';
 import { groupFindingsByTool } from './group-findings.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 import type { Finding } from './types.js';
-import { visibleText } from './visible-text.js';
-
-/** Line breaks and tabs would break the table: they become spaces. */
-const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u2028\u2029]+/g;
-
-/**
- * Makes server-supplied text safe to print on a terminal (design §9): line breaks become
- * spaces, and every other control character, bidirectional control and invisible code
- * point is shown as a visible escape (`⟦U+001B⟧`, `⟦U+E0041⟧`) instead of reaching the
- * terminal: an escape sequence cannot act once its ESC is printed as text.
- */
-export function sanitizeForTerminal(text: string): string {
-  return visibleText(text.replace(WHITESPACE_CONTROLS, ' '));
-}
+import { sanitizeForTerminal } from './terminal-text.js';
 
 const VALUE_WIDTH = 32;
 

@@ -2,6 +2,7 @@ export { checkFirstListing, diffListings, type ListingInput } from './diff-listi
 export {
   CONTENT_KINDS,
   FINDING_CATALOGUE,
+  FINDING_KINDS,
   baseSeverity,
   kindEntry,
   type ContentSummary,
@@ -13,7 +14,8 @@ export type { ContentRecord } from './content-checks.js';
 export { normalizeForMatching } from './normalize.js';
 export { lookupIn, toolKey, type OtherServerLookup } from './shadowing.js';
 export { hiddenRuns, visibleText, type HiddenClass } from './visible-text.js';
-export { formatFindingsText, sanitizeForTerminal } from './format-text.js';
+export { formatFindingsText } from './format-text.js';
+export { sanitizeForTerminal } from './terminal-text.js';
 export {
   HINTS,
   HINT_DEFAULTS,
@@ -39,7 +41,6 @@ export {
   type Severity,
 } from './severity.js';
 export {
-  FINDING_KINDS,
   TRUST_LEVELS,
   type ControlAction,
   type DeliveryContext,

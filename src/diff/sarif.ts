@@ -3,7 +3,8 @@ import { canonicalize, sha256Hex } from '../listings/canonical.js';
 import { HINTS } from './hints.js';
 import { FINDING_CATALOGUE, type KindEntry } from './catalogue.js';
 import { maxSeverity, type Severity } from './severity.js';
-import { FINDING_KINDS, type Finding, type FindingKind } from './types.js';
+import { FINDING_KINDS } from './catalogue.js';
+import type { Finding, FindingKind } from './types.js';
 
 /*
  * Findings as SARIF 2.1.0, the format code-scanning dashboards read (GitHub's upload-sarif

@@ -9,7 +9,7 @@ import type { ChangeSeverity, Severity } from './severity.js';
 export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
 export type TrustLevel = (typeof TRUST_LEVELS)[number];
 
-export { FINDING_KINDS, type FindingKind } from './catalogue.js';
+export type { FindingKind } from './catalogue.js';
 
 /**
  * One interpreted difference. The first seven keys are the `--json` contract (design §7).

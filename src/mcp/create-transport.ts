@@ -4,7 +4,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { DriftError } from '../errors.js';
-import { redactFromLogs } from '../log.js';
+import { redactFromLogs } from '../log-lines.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 import { HttpGuard } from './http-guard.js';
 import { resolveReferences } from './resolve-references.js';

@@ -1,4 +1,4 @@
-import { validate as isValidCron } from 'node-cron';
+import { isValidCron } from '../cron-expression.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
 import { alertUrlProblem } from '../alerts/alert-url.js';

@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { outages } from '../db/schema.js';
-import { scrubSecrets } from '../log.js';
+import { scrubSecrets } from '../log-lines.js';
 
 /**
  * Opens an outage unless one is open already (at most one per server, by a partial index).

@@ -81,7 +81,9 @@ describe('mcp-drift help', () => {
   it('prints the pages commander renders from the current sources', async () => {
     // The executable prints what the build rendered (dist/cli/help.json)...
     const built = JSON.parse(readFileSync(path.join(path.dirname(cliMain), 'help.json'), 'utf8'));
-    expect(built).toEqual(helpPages());
+    // (and which file runs each database command: scripts/build.mjs, test/cli/fast-start.test.ts)
+    const { oneFile: _files, ...pages } = built as Record<string, unknown>;
+    expect(pages).toEqual(helpPages());
     // ...and commander, answering a request the executable passes on (an argument after
     // the command), prints the same page.
     for (const names of [[], ...paths]) {

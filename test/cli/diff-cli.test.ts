@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINDING_KINDS } from '../../src/diff/types.js';
+import { FINDING_KINDS } from '../../src/diff/catalogue.js';
 import { runCli } from '../support/cli.js';
 import { sarifSchemaErrors } from '../support/sarif.js';
 

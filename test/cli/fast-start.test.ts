@@ -20,7 +20,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function modulesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
+/** The files a run of the CLI resolved, as the loader hook logged them. */
+function urlsLoadedBy(args: string[], env: Record<string, string>): string[] {
   const log = path.join(dir, `${args.join('_').replace(/\W+/g, '_')}.log`);
   const result = spawnSync(process.execPath, ['--import', hook, cliMain, ...args], {
     cwd: dir,
@@ -33,21 +34,34 @@ function modulesLoadedBy(args: string[], env: Record<string, string> = {}): stri
     encoding: 'utf8',
   });
   expect(result.error).toBeUndefined();
+  const urls = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((url) => url.startsWith('file:'));
+  return [...new Set(urls)];
+}
+
+/** The sources a run loaded: a file of the bundle stands for the sources it holds. */
+function modulesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
   const bundle = JSON.parse(
     readFileSync(path.join(path.dirname(cliMain), 'bundle-inputs.json'), 'utf8'),
   ) as Record<string, string[]>;
-  const sources = readFileSync(log, 'utf8')
-    .trim()
-    .split('\n')
-    .filter((url) => url.startsWith('file:'))
-    .flatMap((url) => {
-      const file = fileURLToPath(url);
-      if (file === cliMain) return ['/src/cli/main.cts'];
-      const inBundle =
-        path.dirname(file) === path.dirname(cliMain) ? bundle[path.basename(file)] : undefined;
-      return inBundle ? inBundle.map((source) => `/${source}`) : [url];
-    });
+  const sources = urlsLoadedBy(args, env).flatMap((url) => {
+    const file = fileURLToPath(url);
+    if (file === cliMain) return ['/src/cli/main.cts'];
+    const inBundle =
+      path.dirname(file) === path.dirname(cliMain) ? bundle[path.basename(file)] : undefined;
+    return inBundle ? inBundle.map((source) => `/${source}`) : [url];
+  });
   return [...new Set(sources)];
+}
+
+/** The files of dist/cli/ a run loaded, by name, in the order they were first loaded. */
+function filesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
+  return urlsLoadedBy(args, env)
+    .map((url) => fileURLToPath(url))
+    .filter((file) => path.dirname(file) === path.dirname(cliMain) && file.endsWith('js'))
+    .map((file) => path.basename(file));
 }
 
 const PGLITE = /node_modules\/@electric-sql\//;
@@ -60,6 +74,8 @@ const COMMANDER = /node_modules\/commander\//;
 const CONFIG = /node_modules\/dotenv\/|\/src\/config\//;
 const ZOD = /node_modules\/zod\//;
 const LOGGER = /node_modules\/pino\//;
+const CRON = /node_modules\/node-cron\//;
+const DIFF_ENGINE = /\/src\/diff\/(diff-listings|catalogue|format-text)\.ts/;
 
 function expectNone(modules: string[], patterns: RegExp[]): void {
   for (const pattern of patterns) {
@@ -122,12 +138,27 @@ describe('commands load only what they use', () => {
     expect(existsSync(path.join(dir, 'home'))).toBe(false);
   });
 
-  it('server list on PostgreSQL loads its driver, not PGlite, the SDK, the mailer or the watch service', () => {
+  it('server list on PostgreSQL loads its driver, not PGlite, the SDK, the mailer, the watch service or the logger', () => {
     // Unreachable on purpose: the modules are loaded before the connection is tried.
     const modules = modulesLoadedBy(['server', 'list'], {
       DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
     });
     expect(modules.some((url) => POSTGRES_DRIVER.test(url))).toBe(true);
-    expectNone(modules, [PGLITE, MCP_SDK, MAILER, WATCH, ZOD]);
+    expectNone(modules, [PGLITE, MCP_SDK, MAILER, WATCH, ZOD, LOGGER, CRON, DIFF_ENGINE]);
+  });
+
+  it('a database command runs from the one file the build made for it', () => {
+    const files = filesLoadedBy(['server', 'list'], {
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
+    });
+    expect(files).toEqual(['main.js', 'command-server.cjs']);
+  });
+
+  it('a database command that logs loads the logger from its own file', () => {
+    // migrate logs what it applied; on an unreachable database it fails before, so the
+    // logger is taken here from a run that succeeds, on the embedded database.
+    const files = filesLoadedBy(['migrate']);
+    expect(files).toContain('command-migrate.cjs');
+    expect(files).toContain('logger.mjs');
   });
 });

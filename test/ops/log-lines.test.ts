@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { finishLogLine, MAX_LOG_LINE_CHARS, redactFromLogs } from '../../src/log.js';
+import { finishLogLine, MAX_LOG_LINE_CHARS, redactFromLogs } from '../../src/log-lines.js';
 import { REPO_ROOT } from '../support/mcp-fixtures.js';
 
 /*

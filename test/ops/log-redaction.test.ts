@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactFromLogs, scrubSecrets, urlPasswords } from '../../src/log.js';
+import { redactFromLogs, scrubSecrets, urlPasswords } from '../../src/log-lines.js';
 
 describe('scrubbing secrets from log lines', () => {
   it('masks the password of any URL in a line', () => {
