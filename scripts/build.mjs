@@ -118,6 +118,9 @@ for (const [command, { modules }] of Object.entries(ONE_FILE_COMMANDS)) {
     entryPoints: ['src/cli/run-cli.ts'],
     outfile: path.join(out, file),
     format: 'cjs',
+    // No source map: main.cts compiles the file with vm.Script, for which node applies
+    // none, and each would be twice the size of its file.
+    sourcemap: false,
     // What the sources read from import.meta.url, CommonJS has as __filename.
     define: { 'import.meta.url': 'importMetaUrl' },
     banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
