@@ -88,10 +88,19 @@ function onlyCommands(kept) {
       bundler.onResolve({ filter: /^\.\.\/log\.js$/ }, (args) =>
         args.kind === 'dynamic-import' ? { path: `./${LOGGER_FILE}`, external: true } : undefined,
       );
+      const found = new Set();
       bundler.onResolve({ filter: /^\.\/[a-z-]+-command\.js$/ }, (args) => {
         const name = path.basename(args.path, '.js');
-        if (args.kind !== 'dynamic-import' || kept.includes(name)) return undefined;
+        if (args.kind !== 'dynamic-import') return undefined;
+        if (kept.includes(name)) return void found.add(name);
         return { path: name, namespace: 'left-out' };
+      });
+      // A command module renamed or moved would leave its file with nothing to run.
+      bundler.onEnd(() => {
+        const missing = kept.filter((name) => !found.has(name));
+        if (missing.length > 0) {
+          throw new Error(`program.ts imports no ${missing.join(', ')}: see ONE_FILE_COMMANDS`);
+        }
       });
       bundler.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
         contents: `throw new Error('${args.path} is not in this file: dist/cli/main.js loads each command from its own');`,
