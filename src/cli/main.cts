@@ -32,10 +32,19 @@ function readHelp(): HelpFile | undefined {
   }
 }
 
+/**
+ * The arguments that are mcp-drift's own, as run-cli.ts reads a command line: those before
+ * a bare `--` (after it come a stdio server's), without --verbose, which may stand
+ * anywhere and changes no page and no command.
+ */
+function ownArgs(args: readonly string[]): string[] {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).filter((arg) => arg !== '--verbose');
+}
+
 /** The text commander would print for this request, when it is only a request for help. */
 function answer(args: readonly string[], help: HelpFile): string | undefined {
-  // As run-cli.ts reads a command line: --verbose may stand anywhere and changes no page.
-  const own = args.filter((arg) => arg !== '--verbose');
+  const own = ownArgs(args);
   if (own.length === 1 && (own[0] === '--version' || own[0] === '-V')) return `${help.version}\n`;
   const last = own.at(-1);
   if (last === '--help' || last === '-h') return help.pages[own.slice(0, -1).join(' ')];
@@ -49,8 +58,7 @@ function answer(args: readonly string[], help: HelpFile): string | undefined {
  * form goes to the whole program, which has every page.
  */
 function oneFileOf(args: readonly string[], help: HelpFile | undefined): string | undefined {
-  const end = args.indexOf('--');
-  const own = (end < 0 ? args : args.slice(0, end)).filter((arg) => arg !== '--verbose');
+  const own = ownArgs(args);
   if (own.some((arg) => arg === '--help' || arg === '-h')) return undefined;
   return help?.oneFile[own[0] ?? ''];
 }

@@ -1,5 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { DriftError, type DriftErrorCode } from '../errors.js';
+import { scrubSecrets } from '../log-lines.js';
 import type { CommandContext } from './context.js';
 import { jsonDocumentPrinted } from './output.js';
 import { buildProgram } from './program.js';
@@ -127,7 +128,6 @@ function usageMessage(error: CommanderError, command: Command): string {
 
 async function report(error: unknown, call: Invocation): Promise<number> {
   // A server's error may quote a header or env value back (see redactFromLogs).
-  const { scrubSecrets } = await import('../log-lines.js');
   const write = (text: string) => process.stderr.write(scrubSecrets(text));
   const known = error instanceof DriftError;
   const message = error instanceof Error ? error.message : String(error);

@@ -92,15 +92,11 @@ async function reachOrThrow(sql: postgres.Sql, what: string, hint: string): Prom
     await sql`select 1`;
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => {});
-    throw unreachable(error, what, hint);
+    const reason = (error as { code?: string }).code ?? (error as Error).message;
+    throw new DriftError('DATABASE_UNREACHABLE', `cannot reach ${what} (${reason}); ${hint}`, {
+      cause: error,
+    });
   }
-}
-
-function unreachable(error: unknown, what: string, hint: string): DriftError {
-  const reason = (error as { code?: string }).code ?? (error as Error).message;
-  return new DriftError('DATABASE_UNREACHABLE', `cannot reach ${what} (${reason}); ${hint}`, {
-    cause: error,
-  });
 }
 
 function socketLive(socketPath: string): Promise<boolean> {
@@ -119,13 +115,7 @@ function socketLive(socketPath: string): Promise<boolean> {
 function socketClient(socketPath: string): postgres.Sql {
   // One connection: the socket server runs one statement at a time anyway, and a single
   // connection keeps a transaction's statements on the handler that opened it.
-  return postgres({
-    ...quiet,
-    path: socketPath,
-    max: 1,
-    database: 'postgres',
-    user: 'postgres',
-  });
+  return postgres({ ...quiet, path: socketPath, max: 1, database: 'postgres', user: 'postgres' });
 }
 
 async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
@@ -175,15 +165,15 @@ async function openThroughSocket(socketPath: string): Promise<DatabaseHandle | u
   if (!existsSync(socketPath)) return undefined;
   const sql = socketClient(socketPath);
   try {
-    await sql`select 1`;
-  } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => {});
-    if (NOT_SERVED.has((error as { code?: string }).code ?? '')) return undefined;
-    throw unreachable(
-      error,
+    await reachOrThrow(
+      sql,
       `the embedded database through ${socketPath}`,
       'is mcp-drift serve healthy?',
     );
+  } catch (error) {
+    const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+    if (NOT_SERVED.has(code ?? '')) return undefined;
+    throw error;
   }
   return {
     db: drizzlePostgres(sql),

@@ -263,16 +263,18 @@ describe('lock and verify, without a database', () => {
         },
       }),
     );
-    const first = await cli(
-      'lock',
-      '--config',
-      'poisoned.json',
-      '--out',
-      'poisoned.lock.json',
-      '--fail-on',
-      'high',
-      '--json',
-    );
+    const lockPoisoned = (...more: string[]) =>
+      cli(
+        'lock',
+        '--config',
+        'poisoned.json',
+        '--out',
+        'poisoned.lock.json',
+        '--fail-on',
+        'high',
+        ...more,
+      );
+    const first = await lockPoisoned('--json');
     expect(first.code, first.stderr).toBe(1);
     const report = JSON.parse(first.stdout) as {
       severity: string;
@@ -295,15 +297,7 @@ describe('lock and verify, without a database', () => {
     expect(report.findings[0]!.record.server).toBe('poisoned');
 
     // Once locked, the entry is what review accepted: a later lock reports nothing new.
-    const again = await cli(
-      'lock',
-      '--config',
-      'poisoned.json',
-      '--out',
-      'poisoned.lock.json',
-      '--fail-on',
-      'high',
-    );
+    const again = await lockPoisoned();
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).not.toContain('instruction_injection');
 
