@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { probeOptionsOf } from '../changes/probe-spec.js';
+import type { Severity } from '../diff/severity.js';
 import { formatFindingsText } from '../diff/format-text.js';
 import { DriftError } from '../errors.js';
 import { configTargets, lockedConfigFiles, type LockTarget } from '../lockfile/lock-targets.js';
@@ -99,6 +100,9 @@ export async function lockCommand(run: CommandRun): Promise<void> {
   enforceFailOn(report.severity, failOn);
 }
 
+/** verify's threshold when no --fail-on is given. */
+export const VERIFY_FAIL_ON: Severity = 'high';
+
 export async function verifyCommand(run: CommandRun): Promise<void> {
   const opts = run.opts as {
     lock?: string;
@@ -108,7 +112,12 @@ export async function verifyCommand(run: CommandRun): Promise<void> {
     json?: boolean;
   };
   const problems = new Problems();
-  const failOn = severityFlag(problems, '--fail-on', opts.failOn);
+  // CI is the reason verify exists, and a job that passes on a critical change protects
+  // nobody: verify fails at high unless told otherwise (`--fail-on none` opts out).
+  const failOn =
+    opts.failOn === 'none'
+      ? undefined
+      : (severityFlag(problems, '--fail-on', opts.failOn) ?? VERIFY_FAIL_ON);
   const format = formatFlag(problems, opts.format, opts.json);
   problems.throwIfAny();
   const ctx = await run.context();

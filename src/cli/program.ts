@@ -188,16 +188,20 @@ Every listing command takes --json. Configuration comes from the environment or 
       .command('verify')
       .summary('list locked servers now and diff each against the lockfile (CI, no database)')
       .description(
-        'List each server again and diff its listing against the lockfile with the engine diff uses. The servers are those of --config, or else of the host configs the lockfile names. Exits 1 when --fail-on is reached, 3 when a configured server is not in the lock, 4 when one cannot be listed. Needs no database.',
+        'List each server again and diff its listing against the lockfile with the engine diff uses. The servers are those of --config, or else of the host configs the lockfile names. Exits 1 when --fail-on is reached (high unless given; none never fails), 3 when a configured server is not in the lock, 4 when one cannot be listed. Needs no database.',
       )
       .option('--lock <FILE>', `the lockfile (default ${LOCKFILE})`)
       .option('--config <FILE>', 'a host config to take the servers from; repeat for more', collect)
-      .option('--fail-on <LEVEL>', `exit 1 when the severity reaches LEVEL (${LEVELS})`),
+      .option(
+        '--fail-on <LEVEL>',
+        `exit 1 when the severity reaches LEVEL (${LEVELS}, or none; default high)`,
+      ),
   )
     .addHelpText(
       'after',
       examples(
-        'mcp-drift verify --fail-on high',
+        'mcp-drift verify',
+        'mcp-drift verify --fail-on none --format sarif > mcp-drift.sarif',
         'mcp-drift verify --config .mcp.json --format sarif > mcp-drift.sarif',
       ),
     )

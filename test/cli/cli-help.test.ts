@@ -91,7 +91,8 @@ describe('mcp-drift help', () => {
       const fromCommander = await cli(...names, 'extra', '--help');
       expect(fromCommander.stdout, names.join(' ')).toBe(page.stdout);
     }
-  });
+    // Sixty process starts: on a busy 2-core machine they outlast the default 30 s.
+  }, 180_000);
 
   it.each(leaves.map((names) => [names.join(' ')]))(
     '%s --help names its flags and gives an example',

@@ -147,6 +147,14 @@ describe('lock and verify, without a database', () => {
     expect(text.stdout).toMatch(/^notes-local +unchanged +none /m);
     expect(text.stdout).toMatch(/^tenants +changed +critical /m);
 
+    // Without --fail-on, verify fails at high: a CI job must not pass on a relaxation.
+    const unflagged = await cli('verify');
+    expect(unflagged.code).toBe(1);
+    expect(unflagged.stderr).toBe('mcp-drift: severity critical reaches --fail-on high\n');
+    const optedOut = await cli('verify', '--fail-on', 'none', '--json');
+    expect(optedOut.code, optedOut.stderr).toBe(0);
+    expect(JSON.parse(optedOut.stdout).severity).toBe('critical');
+
     const sarif = await cli('verify', '--fail-on', 'high', '--format', 'sarif');
     expect(sarif.code).toBe(1);
     const document = JSON.parse(sarif.stdout);
