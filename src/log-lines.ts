@@ -5,6 +5,8 @@
  * commands never write a log line.
  */
 
+import { terminalSafeJson } from './diff/terminal-text.js';
+
 export const MASK = '****';
 
 /**
@@ -114,7 +116,8 @@ export function capLogLine(line: string): string {
 
 /** What the logger does to every line it writes: secrets masked, then the size capped. */
 export function finishLogLine(line: string): string {
-  return capLogLine(scrubSecrets(line));
+  // A log line read on a terminal (`serve` in the foreground) must not act on it either.
+  return terminalSafeJson(capLogLine(scrubSecrets(line)));
 }
 
 function capStrings(value: unknown): unknown {

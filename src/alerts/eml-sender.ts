@@ -1,7 +1,8 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log.js';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE, warnMadePrivate } from '../private-files.js';
 import { mailOptionsOf, type MailSender } from './mail-sender.js';
 
 /**
@@ -18,7 +19,9 @@ export function createEmlSender(directory: string, logger: Logger): MailSender {
       const info = await composer.sendMail({
         ...mailOptionsOf(message),
       });
-      await mkdir(directory, { recursive: true });
+      // Alerts quote tool descriptions and server names: for the operator's eyes only.
+      const madePrivate = ensurePrivateDirectory(directory);
+      if (madePrivate > 0) warnMadePrivate(logger, directory, madePrivate);
       const stamp = message.date
         .toISOString()
         .replace(/[-:]/g, '')
@@ -31,7 +34,7 @@ export function createEmlSender(directory: string, logger: Logger): MailSender {
           : `${stamp}-alert-${message.alertId}-${message.deliveryId}.eml`,
       );
       const partial = `${file}.partial`;
-      await writeFile(partial, info.message as Buffer);
+      await writeFile(partial, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
       await rename(partial, file);
       logger.info({ file, subject: message.subject, to: message.to }, 'alert written');
     },

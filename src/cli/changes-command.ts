@@ -4,7 +4,7 @@ import type { DeclaredHint } from '../diff/hints.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { limitFlag, positiveInteger } from './flags.js';
-import { formatTable, printJson, printLine, short } from './output.js';
+import { formatTable, printJson, printLine, printText, short } from './output.js';
 
 /** `mcp-drift changes [--server NAME]`: recorded changes, newest first. */
 export async function changesCommand(run: CommandRun): Promise<void> {
@@ -48,7 +48,7 @@ export async function changeShowCommand(run: CommandRun): Promise<void> {
     `change notification: ${change.notificationSeen === null ? 'no held session' : change.notificationSeen ? 'seen' : 'not seen'}`,
   );
   printLine();
-  process.stdout.write(formatFindingsText({ severity: change.severity, findings }));
+  printText(formatFindingsText({ severity: change.severity, findings }));
   for (const finding of findings) {
     printLine();
     printLine(recordText(finding));

@@ -1,10 +1,11 @@
 import { checkServer } from '../changes/check-server.js';
 import { formatFindingsText } from '../diff/index.js';
+import { sanitizeForTerminal } from '../diff/terminal-text.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { sarifLog } from '../diff/sarif.js';
 import { enforceFailOn, formatFlag, severityFlag } from './flags.js';
-import { printJson, printLine, short } from './output.js';
+import { printJson, printLine, printText, short } from './output.js';
 import { packageVersion } from './version.js';
 
 /** `mcp-drift check NAME`: see checkServer. */
@@ -34,10 +35,9 @@ export async function checkCommand(run: CommandRun): Promise<void> {
     );
   } else {
     const { observation, baseline, change } = report;
-    const info = observation.serverInfo as { name?: string; version?: string } | null;
     printLine(
       `${report.server}: ${observation.toolCount} tools in ${observation.pages} page(s), ` +
-        `${observation.protocolVersion}${info?.name ? `, ${info.name} ${info.version ?? ''}`.trimEnd() : ''}, ` +
+        `${sanitizeForTerminal(observation.protocolVersion ?? '')}${serverNamed(observation.serverInfo)}, ` +
         `${observation.durationMs} ms; listing ${short(observation.listingHash!)}`,
     );
     if (baseline.created) printLine('This is the first listing: it is now the baseline.');
@@ -51,7 +51,15 @@ export async function checkCommand(run: CommandRun): Promise<void> {
       );
     }
     printLine();
-    process.stdout.write(formatFindingsText(report));
+    printText(formatFindingsText(report));
   }
   enforceFailOn(report.severity, failOn);
+}
+
+/** `, NAME VERSION` as the server calls itself: its words, so sanitized; nothing when unnamed. */
+function serverNamed(serverInfo: unknown): string {
+  const info = serverInfo as { name?: unknown; version?: unknown } | null;
+  if (typeof info?.name !== 'string' || info.name === '') return '';
+  const version = typeof info.version === 'string' ? info.version : '';
+  return `, ${sanitizeForTerminal(`${info.name} ${version}`.trimEnd())}`;
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
 import { redactFromLogs, urlPasswords } from '../log-lines.js';
 import type { Logger } from '../log.js';
+import { warnMadePrivate } from '../private-files.js';
 
 /** What every command that needs more than its flags gets (see CommandRun.context). */
 export interface CommandContext {
@@ -34,10 +35,12 @@ export function createContext(options: { quiet: boolean; signal: AbortSignal }):
   // Now, not with the logger: an error message printed or a reason stored masks them too.
   redactFromLogs([config.DATABASE_URL, config.SMTP_URL].flatMap(urlPasswords));
   let logger: Promise<Logger> | undefined;
+  const getLogger = () =>
+    (logger ??= import('../log.js').then(({ createLogger }) => createLogger(level)));
   return {
     config,
     env,
-    logger: () => (logger ??= import('../log.js').then(({ createLogger }) => createLogger(level))),
+    logger: getLogger,
     actor: { name: systemUser(), via: 'cli' },
     signal: options.signal,
     async withDatabase(fn) {
@@ -47,6 +50,9 @@ export function createContext(options: { quiet: boolean; signal: AbortSignal }):
         databaseUrl: config.DATABASE_URL,
         home: config.MCP_DRIFT_HOME,
       });
+      if (handle.madePrivate > 0) {
+        warnMadePrivate(await getLogger(), config.MCP_DRIFT_HOME, handle.madePrivate);
+      }
       try {
         return await fn(handle.db, handle);
       } finally {

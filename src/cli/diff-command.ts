@@ -5,7 +5,7 @@ import { listingSarifLog } from '../listings/listing-sarif.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { enforceFailOn, formatFlag, severityFlag, trustFlag } from './flags.js';
-import { fileUri, printJson } from './output.js';
+import { fileUri, printJson, printText } from './output.js';
 import { packageVersion } from './version.js';
 
 /** `mcp-drift diff BEFORE.json AFTER.json`: offline, no configuration, no database. */
@@ -28,7 +28,7 @@ export async function diffCommand(run: CommandRun): Promise<void> {
   if (format === 'json') {
     printJson({ severity: result.severity, findings: result.findings.map(findingJson) });
   } else {
-    process.stdout.write(formatFindingsText(result));
+    printText(formatFindingsText(result));
   }
   enforceFailOn(result.severity, failOn);
 }

@@ -12,7 +12,7 @@ import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import type { CommandContext } from './context.js';
 import { enforceFailOn, formatFlag, severityFlag } from './flags.js';
-import { fileUri, formatTable, printJson, printLine, short } from './output.js';
+import { fileUri, formatTable, printJson, printLine, printText, short } from './output.js';
 import { hostContextOf } from './host-context.js';
 import { packageVersion } from './version.js';
 
@@ -95,7 +95,7 @@ export async function lockCommand(run: CommandRun): Promise<void> {
   if (report.findings.length > 0) {
     printLine();
     printLine('What the newly locked listings say (content checks, as on a first listing):');
-    process.stdout.write(formatFindingsText(report));
+    printText(formatFindingsText(report));
   }
   enforceFailOn(report.severity, failOn);
 }
@@ -191,7 +191,7 @@ function printVerifyText(report: VerifyReport): void {
     if (findings.length === 0) continue;
     printLine();
     printLine(`${server.name}:`);
-    process.stdout.write(formatFindingsText({ severity: server.severity, findings }));
+    printText(formatFindingsText({ severity: server.severity, findings }));
   }
   printLine();
   printLine(

@@ -1,5 +1,9 @@
 import path from 'node:path';
-import { sanitizeForTerminal } from '../diff/terminal-text.js';
+import {
+  sanitizeForTerminal,
+  terminalSafeJson,
+  terminalSafeOutput,
+} from '../diff/terminal-text.js';
 
 let documentPrinted = false;
 
@@ -9,15 +13,20 @@ let documentPrinted = false;
  */
 export function printJson(value: unknown): void {
   documentPrinted = true;
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(terminalSafeJson(`${JSON.stringify(value, null, 2)}\n`));
 }
 
 export function jsonDocumentPrinted(): boolean {
   return documentPrinted;
 }
 
+/** Text output goes out through here only (see terminalSafeOutput). */
+export function printText(text: string): void {
+  process.stdout.write(terminalSafeOutput(text));
+}
+
 export function printLine(text = ''): void {
-  process.stdout.write(`${text}\n`);
+  printText(`${text}\n`);
 }
 
 /** A listing hash as a person reads it; `--json` carries it whole. */

@@ -2,6 +2,7 @@ import { CommanderError, type Command } from 'commander';
 import { DriftError, type DriftErrorCode } from '../errors.js';
 import { scrubSecrets } from '../log-lines.js';
 import type { CommandContext } from './context.js';
+import { terminalSafeJson, terminalSafeOutput } from '../diff/terminal-text.js';
 import { jsonDocumentPrinted } from './output.js';
 import { buildProgram } from './program.js';
 
@@ -127,8 +128,9 @@ function usageMessage(error: CommanderError, command: Command): string {
 }
 
 async function report(error: unknown, call: Invocation): Promise<number> {
-  // A server's error may quote a header or env value back (see redactFromLogs).
-  const write = (text: string) => process.stderr.write(scrubSecrets(text));
+  // A server's error may quote a header or env value back (see redactFromLogs), and hold
+  // escape sequences meant for the terminal.
+  const write = (text: string) => process.stderr.write(terminalSafeOutput(scrubSecrets(text)));
   const known = error instanceof DriftError;
   const message = error instanceof Error ? error.message : String(error);
   if (known) write(`mcp-drift: ${message}\n`);
@@ -145,7 +147,7 @@ async function report(error: unknown, call: Invocation): Promise<number> {
   // and stdout carries one document.
   if (call.json && !jsonDocumentPrinted()) {
     const document = { error: { code, message: scrubSecrets(message) } };
-    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    process.stdout.write(terminalSafeJson(`${JSON.stringify(document, null, 2)}\n`));
   }
   return EXIT_CODES[code] ?? 1;
 }

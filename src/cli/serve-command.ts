@@ -13,6 +13,7 @@ import { ConsoleKeys } from '../console/session.js';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
 import { cronLogger, type Logger } from '../log.js';
+import { warnMadePrivate } from '../private-files.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import type { CommandRun } from './command-run.js';
@@ -68,6 +69,8 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     home: ctx.config.MCP_DRIFT_HOME,
     share: true,
   });
+  if (handle.madePrivate > 0)
+    warnMadePrivate(logger, ctx.config.MCP_DRIFT_HOME, handle.madePrivate);
   const compactor = new HeapCompactor(logger);
   try {
     const supervisor = new Supervisor({
@@ -80,6 +83,9 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     });
     setCronLogger(cronLogger(logger));
     const token = consoleToken(ctx.config);
+    if (token.homeMadePrivate > 0) {
+      warnMadePrivate(logger, ctx.config.MCP_DRIFT_HOME, token.homeMadePrivate);
+    }
     if (token.madePrivate) {
       logger.warn(
         { file: token.file },

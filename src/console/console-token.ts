@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { DriftError } from '../errors.js';
+import { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_FILE_MODE } from '../private-files.js';
 
 export const TOKEN_FILE = 'console-token';
 
@@ -15,6 +16,8 @@ export interface ConsoleToken {
   generated: boolean;
   /** The file could be read by others, and was made private (0600) again. */
   madePrivate: boolean;
+  /** Entries of MCP_DRIFT_HOME made private because others could enter it (PostgreSQL's case). */
+  homeMadePrivate: number;
 }
 
 /**
@@ -31,21 +34,21 @@ export function consoleToken(config: Config): ConsoleToken {
       file: null,
       generated: false,
       madePrivate: false,
+      homeMadePrivate: 0,
     };
   }
   const home = path.resolve(config.MCP_DRIFT_HOME);
   const file = path.join(home, TOKEN_FILE);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const homeMadePrivate = ensurePrivateDirectory(home);
   const value = randomBytes(32).toString('base64url');
   try {
     // `wx`: a token another process wrote first is kept, not replaced.
-    writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
-    return { value, source: 'file', file, generated: true, madePrivate: false };
+    writeFileSync(file, `${value}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    return { value, source: 'file', file, generated: true, madePrivate: false, homeMadePrivate };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const madePrivate = (statSync(file).mode & 0o077) !== 0;
-  if (madePrivate) chmodSync(file, 0o600);
+  const madePrivate = ensurePrivateFile(file);
   const kept = readFileSync(file, 'utf8').trim();
   if (kept.length < 16) {
     throw new DriftError(
@@ -53,5 +56,5 @@ export function consoleToken(config: Config): ConsoleToken {
       `the console token in ${file} is shorter than 16 characters; delete the file to have a new one made, or set CONSOLE_TOKEN`,
     );
   }
-  return { value: kept, source: 'file', file, generated: false, madePrivate };
+  return { value: kept, source: 'file', file, generated: false, madePrivate, homeMadePrivate };
 }

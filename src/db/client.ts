@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,8 +6,10 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { DriftError } from '../errors.js';
+import { ensurePrivateDirectory, restrictUmask } from '../private-files.js';
 import { readLockHolder, tryLock, type HomeLock } from './home-lock.js';
 import { migratePglite, migratePostgres, migrationsPending } from './migrate.js';
+import { keepPrivateModes } from './pglite-modes.js';
 import { keepExchangesWhole } from './socket-queue.js';
 
 /** What repositories take: the database itself or a transaction on it. */
@@ -19,6 +21,11 @@ export interface DatabaseHandle {
   backend: 'postgres' | 'embedded' | 'embedded-socket';
   /** Where it is, without credentials, for logs and error messages. */
   location: string;
+  /**
+   * How many entries of an MCP_DRIFT_HOME that others could enter were made private on
+   * opening it (0 on PostgreSQL): the command warns, since someone else may have read them.
+   */
+  madePrivate: number;
   close(): Promise<void>;
 }
 
@@ -83,6 +90,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
     db,
     backend: 'postgres',
     location,
+    madePrivate: 0,
     close: () => sql.end({ timeout: CLOSE_TIMEOUT_S }),
   };
 }
@@ -120,18 +128,20 @@ function socketClient(socketPath: string): postgres.Sql {
 
 async function openEmbedded(options: OpenOptions): Promise<DatabaseHandle> {
   const paths = embeddedPaths(options.home);
-  mkdirSync(paths.dir, { recursive: true });
+  // Before the lock and PGlite write anything: every file they make is the operator's alone.
+  restrictUmask();
+  const madePrivate = ensurePrivateDirectory(paths.dir);
   const deadline = Date.now() + (options.lockWaitMs ?? 15_000);
   for (;;) {
     if (!options.share) {
       const through = await openThroughSocket(paths.socket);
-      if (through) return through;
+      if (through) return { ...through, madePrivate };
     }
     const served = options.share && (await socketLive(paths.socket));
     const attempt = served ? undefined : tryLock(paths.lock);
     if (attempt && 'lock' in attempt) {
       try {
-        return await openPglite(paths, attempt.lock, options.share === true);
+        return { ...(await openPglite(paths, attempt.lock, options.share === true)), madePrivate };
       } catch (error) {
         attempt.lock.release();
         throw error;
@@ -161,7 +171,9 @@ const NOT_SERVED = new Set(['ENOENT', 'ECONNREFUSED']);
  * Connecting is the test: a separate probe first would cost a connection more at each
  * command, and a command's start is what a person at a terminal waits for (issue 15).
  */
-async function openThroughSocket(socketPath: string): Promise<DatabaseHandle | undefined> {
+async function openThroughSocket(
+  socketPath: string,
+): Promise<Omit<DatabaseHandle, 'madePrivate'> | undefined> {
   if (!existsSync(socketPath)) return undefined;
   const sql = socketClient(socketPath);
   try {
@@ -199,12 +211,13 @@ async function openPglite(
   paths: ReturnType<typeof embeddedPaths>,
   lock: HomeLock,
   share: boolean,
-): Promise<DatabaseHandle> {
+): Promise<Omit<DatabaseHandle, 'madePrivate'>> {
   const [{ PGlite }, { PGLiteSocketServer }, { drizzle: drizzlePglite }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-socket'),
     import('drizzle-orm/pglite'),
   ]);
+  keepPrivateModes(paths.dataDir);
   const pglite = await PGlite.create(paths.dataDir, {
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SHARED_BUFFERS],
   });

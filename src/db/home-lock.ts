@@ -36,7 +36,7 @@ export function tryLock(lockPath: string): LockAttempt {
   // The pid is written to a private file first and then hard-linked into place: link()
   // is atomic and fails if the lock exists, so no reader ever sees a lock without a pid.
   const candidate = `${lockPath}.${process.pid}`;
-  writeFileSync(candidate, String(process.pid));
+  writeFileSync(candidate, String(process.pid), { mode: 0o600 });
   try {
     return lockVia(candidate, lockPath);
   } finally {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -43,6 +43,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
+  // Private, as mcp-drift makes a home: an open one would be tightened, with a warning, by
+  // the first command of every test.
+  mkdirSync(home, { mode: 0o700 });
   cpSync(inject('templateDataDir'), path.join(home, 'db'), { recursive: true });
   return {
     env: { MCP_DRIFT_HOME: home },
