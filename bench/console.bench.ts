@@ -202,6 +202,7 @@ async function runOn(backend: Backend): Promise<void> {
       db: handle.db,
       logger,
       workerId: 'bench',
+      hosts: new Set(),
       console: { db: handle.db, config, logger, keys: new ConsoleKeys(TOKEN), live },
     });
     let size = 0;

@@ -88,6 +88,30 @@ const text =
     return value;
   };
 
+/** `1`/`true`/`yes` or `0`/`false`/`no`. */
+const flag: Reader<boolean> = (value) => {
+  const word = value.trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(word)) return true;
+  if (['0', 'false', 'no'].includes(word)) return false;
+  throw new Unfit('must be 1 or 0');
+};
+
+/** Comma-separated DNS names, kept in lower case without a trailing dot. */
+const hostNames: Reader<string[]> = (value) => {
+  const names = value
+    .split(',')
+    .map((part) => part.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((part) => part !== '');
+  if (
+    !names.every((name) =>
+      /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name),
+    )
+  ) {
+    throw new Unfit('must be a comma-separated list of host names, without ports or schemes');
+  }
+  return names;
+};
+
 const cron: Reader<string> = (value) => {
   if (!isValidCron(value)) throw new Unfit('must be a valid cron expression');
   return value;
@@ -134,6 +158,16 @@ export const CONFIG_FIELDS = {
     undefined,
   ],
   HTTP_HOST: [text(), '127.0.0.1'],
+  /**
+   * Host names the ops listener answers to besides IP addresses, `localhost` and HTTP_HOST
+   * (src/http/host-allowlist.ts): the name of a proxy in front, a DNS name scrapers use.
+   */
+  CONSOLE_HOSTS: [hostNames, [] as string[]],
+  /**
+   * Believe `X-Forwarded-Proto` and `X-Forwarded-For` from the proxy in front: cookies are
+   * marked Secure when it says https, and logins are throttled per the address it names.
+   */
+  TRUST_PROXY: [flag, false],
   /**
    * 8464: unassigned in IANA's registry, outside the Prometheus exporters' 9100-9999 and the
    * ephemeral range. 9464 was the OpenTelemetry Prometheus exporter's, and taken here.

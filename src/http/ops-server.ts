@@ -1,14 +1,23 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Config } from '../config/schema.js';
 import { mountConsole, type ConsoleOptions } from '../console/console-app.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
+import { allowedNames, hostAllowList } from './host-allowlist.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
 import { Metrics } from './metrics.js';
 import { ReadinessCheck } from './readiness.js';
 import { describeDatabaseError } from './time-limit.js';
 
 const OPS_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+
+/**
+ * The largest request body any route takes: the console's forms and JSON are a few hundred
+ * bytes. Counted while the body streams in (a declared Content-Length over it is refused
+ * before reading), so an endless upload costs at most this much memory.
+ */
+export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Every answer of the ops endpoints is fresh: an orchestrator must never read a cached one. */
 function plain(status: number, body: string, contentType = 'text/plain; charset=utf-8'): Response {
@@ -34,6 +43,8 @@ export function opsApp(options: {
   db: Database;
   logger: Logger;
   workerId: string;
+  /** Host names answered besides IP literals and `localhost` (host-allowlist.ts). */
+  hosts: ReadonlySet<string>;
   /** Problems worth an operator's attention that leave the service ready. */
   warnings?: () => Promise<string[]>;
   console?: ConsoleOptions;
@@ -42,6 +53,16 @@ export function opsApp(options: {
   const readiness = new ReadinessCheck(db, { logger });
   const metrics = new Metrics(db, { workerId });
   const app = new Hono();
+
+  // Before any route, the ops endpoints included: a rebound page must not read /metrics.
+  app.use('*', hostAllowList(options.hosts));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => plain(413, `request body too large: at most ${MAX_BODY_BYTES} bytes\n`),
+    }),
+  );
 
   // GET routes answer HEAD too (Hono runs the GET handler and drops the body).
   app.get('/healthz', () => json(200, { status: 'ok' }));
@@ -87,7 +108,8 @@ export function startOpsServer(options: {
   console?: ConsoleOptions;
 }): Promise<RunningHttpServer> {
   const logger = options.logger.child({ component: 'http' });
-  const app = opsApp({ ...options, logger });
+  const hosts = allowedNames(options.config.HTTP_HOST, options.config.CONSOLE_HOSTS);
+  const app = opsApp({ ...options, logger, hosts });
   return startHttpServer({
     host: options.config.HTTP_HOST,
     port: options.config.HTTP_PORT,

@@ -38,13 +38,18 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more switches, such as `--host-resolver-rules` to give a name an address. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`,
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+    timeout: 60_000,
+  });
 }
 
 /** Screenshots of the browser tests: test-results/ (gitignored). */
