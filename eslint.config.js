@@ -22,11 +22,6 @@ export default tseslint.config(
     },
   },
   {
-    // The executable is CommonJS (see its header): TypeScript writes require() as import = require().
-    files: ['src/cli/main.cts'],
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
     // Only the program's main, run-cli.ts, may end the process (house style: one exit point).
     files: ['src/**/*.ts'],
     ignores: ['src/cli/run-cli.ts'],

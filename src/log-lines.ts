@@ -30,14 +30,9 @@ const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:@/?#"\\]*):([^
 /**
  * Every secret value this process has handled (header and env values of the servers it
  * connected to, database and mail passwords). One process holds one set: the values are
- * the same whichever logger writes the line. It is kept on globalThis, not in this module,
- * because a built command can hold two copies of this module: a command's own file and the
- * logger's (dist/cli/logger.mjs, see scripts/build.mjs), and a value registered through one
- * must be masked by the other.
+ * the same whichever logger writes the line.
  */
-const SECRETS = Symbol.for('mcp-drift.secrets-in-logs');
-const secrets: Set<string> = ((globalThis as Record<symbol, Set<string> | undefined>)[SECRETS] ??=
-  new Set<string>());
+const secrets = new Set<string>();
 
 /**
  * Makes every later log line of this process mask these values wherever they appear:

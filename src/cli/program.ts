@@ -77,7 +77,7 @@ export function buildProgram(support: RunSupport): Command {
     .helpCommand('help [COMMAND...]', 'show the help of a command (e.g. mcp-drift help server add)')
     .option('--verbose', 'print the stack trace of an unexpected error (anywhere before --)')
     .configureHelp({
-      // The width the build renders the pages at (help-pages.ts): the same on every terminal.
+      // 80 columns on every terminal: the pages read the same in a pipe, a log and the docs.
       helpWidth: 80,
       showGlobalOptions: true,
       // `check <NAME>`: every command has options, so "[options]" says nothing in a list.

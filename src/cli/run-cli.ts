@@ -180,7 +180,6 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
-// Not a top-level await: the database commands run this file as CommonJS (scripts/build.mjs).
 void run(invocation(process.argv.slice(2))).then(async (code) => {
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);

@@ -4,8 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { helpPages } from '../../src/cli/help-pages.js';
-import { cliMain, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 
 // No database anywhere here: help, the version, and bad usage are answered before one opens.
 let dir: string;
@@ -77,22 +76,6 @@ describe('mcp-drift help', () => {
       expect(viaHelp.stdout).toBe(result.stdout);
     },
   );
-
-  it('prints the pages commander renders from the current sources', async () => {
-    // The executable prints what the build rendered (dist/cli/help.json)...
-    const built = JSON.parse(readFileSync(path.join(path.dirname(cliMain), 'help.json'), 'utf8'));
-    // (and which file runs each database command: scripts/build.mjs, test/cli/fast-start.test.ts)
-    const { oneFile: _files, ...pages } = built as Record<string, unknown>;
-    expect(pages).toEqual(helpPages());
-    // ...and commander, answering a request the executable passes on (an argument after
-    // the command), prints the same page.
-    for (const names of [[], ...paths]) {
-      const page = await cli(...names, '--help');
-      const fromCommander = await cli(...names, 'extra', '--help');
-      expect(fromCommander.stdout, names.join(' ')).toBe(page.stdout);
-    }
-    // Sixty process starts: on a busy 2-core machine they outlast the default 30 s.
-  }, 180_000);
 
   it.each(leaves.map((names) => [names.join(' ')]))(
     '%s --help names its flags and gives an example',

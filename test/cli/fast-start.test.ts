@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliMain } from '../support/cli.js';
 import { fixturePath } from '../support/mcp-fixtures.js';
 
-// Issue 15: each command loads what it uses. The modules a run resolves are logged by a
-// loader hook (test/support/module-log.mjs); a file of the bundle stands for the sources it
-// holds (dist/cli/bundle-inputs.json, written by scripts/build.mjs); what a command must
-// not load is named here.
+// Each command loads what it uses. The modules a run resolves are logged by a loader hook
+// (test/support/module-log.mjs); a file of the bundle stands for the sources it holds
+// (dist/cli/bundle-inputs.json, written by scripts/build.mjs); what a command must not
+// load is named here.
 const hook = fileURLToPath(new URL('../support/module-log.mjs', import.meta.url));
 const listings = path.resolve('test/fixtures/listings');
 let dir: string;
@@ -48,20 +48,11 @@ function modulesLoadedBy(args: string[], env: Record<string, string> = {}): stri
   ) as Record<string, string[]>;
   const sources = urlsLoadedBy(args, env).flatMap((url) => {
     const file = fileURLToPath(url);
-    if (file === cliMain) return ['/src/cli/main.cts'];
     const inBundle =
       path.dirname(file) === path.dirname(cliMain) ? bundle[path.basename(file)] : undefined;
     return inBundle ? inBundle.map((source) => `/${source}`) : [url];
   });
   return [...new Set(sources)];
-}
-
-/** The files of dist/cli/ a run loaded, by name, in the order they were first loaded. */
-function filesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
-  return urlsLoadedBy(args, env)
-    .map((url) => fileURLToPath(url))
-    .filter((file) => path.dirname(file) === path.dirname(cliMain) && file.endsWith('js'))
-    .map((file) => path.basename(file));
 }
 
 const PGLITE = /node_modules\/@electric-sql\//;
@@ -92,14 +83,9 @@ describe('commands load only what they use', () => {
     ['--version'],
     ['server', 'add', '--help'],
     ['help', 'check'],
-    ['verify', '--help'],
-  ])('%s loads nothing but the executable, which prints the page the build rendered', (...args) => {
-    expect(modulesLoadedBy(args)).toEqual(['/src/cli/main.cts']);
-  });
-
-  it('help that commander answers loads commander and the program, and nothing else of weight', () => {
-    // An argument after the command: not a request the executable answers by itself.
-    const modules = modulesLoadedBy(['server', 'add', 'web', '--help']);
+    ['server', 'add', 'web', '--help'],
+  ])('%s loads commander and the program, and nothing else of weight', (...args) => {
+    const modules = modulesLoadedBy(args);
     expect(modules).toContain('/src/cli/program.ts');
     expect(modules.some((source) => COMMANDER.test(source))).toBe(true);
     expectNone(modules, [PGLITE, POSTGRES_DRIVER, DRIZZLE, MCP_SDK, MAILER, WATCH, CONFIG, LOGGER]);
@@ -147,18 +133,9 @@ describe('commands load only what they use', () => {
     expectNone(modules, [PGLITE, MCP_SDK, MAILER, WATCH, ZOD, LOGGER, CRON, DIFF_ENGINE]);
   });
 
-  it('a database command runs from the one file the build made for it', () => {
-    const files = filesLoadedBy(['server', 'list'], {
-      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
-    });
-    expect(files).toEqual(['main.js', 'command-server.cjs']);
-  });
-
-  it('a database command that logs loads the logger from its own file', () => {
+  it('a database command that logs loads the logger then', () => {
     // migrate logs what it applied; on an unreachable database it fails before, so the
     // logger is taken here from a run that succeeds, on the embedded database.
-    const files = filesLoadedBy(['migrate']);
-    expect(files).toContain('command-migrate.cjs');
-    expect(files).toContain('logger.mjs');
+    expect(modulesLoadedBy(['migrate']).some((source) => LOGGER.test(source))).toBe(true);
   });
 });

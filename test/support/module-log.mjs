@@ -1,6 +1,6 @@
 // `node --import ./module-log.mjs …`: registers module-log-hooks.mjs before the program runs,
-// and at exit adds what CommonJS loaded (require's cache: the executable, and a package a
-// module takes with createRequire), which the hooks do not see.
+// and at exit adds what CommonJS loaded (require's cache: a package a bundled module takes
+// with createRequire), which the hooks do not see.
 import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
