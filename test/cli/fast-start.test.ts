@@ -137,5 +137,6 @@ describe('commands load only what they use', () => {
     // migrate logs what it applied; on an unreachable database it fails before, so the
     // logger is taken here from a run that succeeds, on the embedded database.
     expect(modulesLoadedBy(['migrate']).some((source) => LOGGER.test(source))).toBe(true);
-  });
+    // Opening PGlite compiles its WebAssembly: tens of seconds on a busy 2-core machine.
+  }, 120_000);
 });

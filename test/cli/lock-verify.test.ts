@@ -197,7 +197,8 @@ describe('lock and verify, without a database', () => {
     expect(sarifResults(rerun).map((result) => result.partialFingerprints)).toEqual(
       sarifResults(document).map((result) => result.partialFingerprints),
     );
-  });
+    // Six verify runs, each listing three servers.
+  }, 120_000);
 
   it("runs the README's GitHub Actions verify step as written", async () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
