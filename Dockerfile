@@ -3,14 +3,18 @@
 #
 # Three stages: `build` bundles the program (scripts/build.mjs, esbuild) with every
 # dependency; `deps` installs the production dependencies alone (PGlite, which the bundle
-# loads from node_modules); the final image gets those and the bundle, nothing else. package.json's `prepare` script runs the build, so installs skip scripts; no
-# dependency needs one (PGlite is WebAssembly, the rest is plain JavaScript).
+# loads from node_modules); the final image gets those and the bundle, nothing else.
+# package.json's `prepare` script runs the build, so installs skip scripts; no dependency
+# needs one (PGlite is WebAssembly, the rest is plain JavaScript). CI replays these
+# stages without an engine: `node scripts/replay-dockerfile.mjs`.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
+# What the build reads: the build script, the sources, and tsconfig.json (the console's JSX).
 COPY scripts/build.mjs ./scripts/
+COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build
 
