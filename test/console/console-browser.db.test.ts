@@ -105,7 +105,7 @@ beforeAll(async () => {
     process.execPath,
     fixturePath('paginating-server.mjs'),
   );
-  // No CONSOLE_TOKEN: serve makes one and prints the login URL once.
+  // No CONSOLE_TOKEN: serve makes one, and prints a one-time login link.
   serve = await startServe({
     env: { ...database.env, ALERT_TO: 'ops@example.org', DIGEST_SECONDS: '0' },
     cwd: database.dir,
