@@ -9,7 +9,7 @@ import { setLogger as setCronLogger } from 'node-cron';
 import { consoleToken } from '../console/console-token.js';
 import { HistoryPruner } from '../changes/retention.js';
 import { LiveFeed } from '../console/live-feed.js';
-import { ConsoleKeys } from '../console/session.js';
+import { ConsoleKeys, LOGIN_CODE_SECONDS } from '../console/session.js';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
 import { cronLogger, type Logger } from '../log.js';
@@ -17,6 +17,7 @@ import { warnMadePrivate } from '../private-files.js';
 import { listServers } from '../registry/servers-repo.js';
 import { Supervisor } from '../watch/supervisor.js';
 import type { CommandRun } from './command-run.js';
+import { printLine } from './output.js';
 import { HeapCompactor, keepHeapNearLiveSize } from './serve-heap.js';
 
 /**
@@ -93,6 +94,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       );
     }
     const live = new LiveFeed(handle.db, { logger: logger.child({ component: 'console' }) });
+    const keys = new ConsoleKeys(token.value);
     // Health, metrics and the console: up before "mcp-drift serving", whose line carries its URL.
     const http = await startOpsServer({
       db: handle.db,
@@ -104,13 +106,20 @@ export async function serveCommand(run: CommandRun): Promise<void> {
         db: handle.db,
         config: ctx.config,
         logger: logger.child({ component: 'console' }),
-        keys: new ConsoleKeys(token.value),
+        keys,
         live,
       },
     });
     live.start();
     const dispatcher = createDispatcher(handle.db, ctx.config, logger);
     const registered = await listServers(handle.db);
+    // A login link on stdout, before the line tools wait for: a one-time code, never the
+    // token, so neither the log nor a browser's history keeps anything that lets one in.
+    printLine(
+      `console: ${http.url}/?token=${keys.loginCode()} (a login link that works once, for ` +
+        `${LOGIN_CODE_SECONDS / 60} minutes; then log in with the token ` +
+        `${token.file ? `in ${token.file}` : 'of CONSOLE_TOKEN'})`,
+    );
     logger.info(
       {
         database: handle.location,
@@ -120,13 +129,8 @@ export async function serveCommand(run: CommandRun): Promise<void> {
         worker: supervisor.worker.id,
         pid: process.pid,
         http: http.url,
-        // The login URL is shown once, when the token was made just now; later starts name
-        // the file that keeps it.
-        console: {
-          url: `${http.url}/`,
-          token: token.file ?? 'CONSOLE_TOKEN',
-          ...(token.generated ? { login: `${http.url}/?token=${token.value}` } : {}),
-        },
+        // Where the token is kept, never the token (the login link went to stdout).
+        console: { url: `${http.url}/`, token: token.file ?? 'CONSOLE_TOKEN' },
         alerts: dispatcher.destination,
       },
       'mcp-drift serving',

@@ -21,19 +21,22 @@ import {
   formValue,
   fromThisOrigin,
   isApi,
+  retrySeconds,
   securityHeaders,
   startSession,
+  type AccessOptions,
   type ConsoleEnv,
 } from './access.js';
 import { apiRoutes } from './api-routes.js';
-import { httpStatusOf } from './http-errors.js';
+import { httpStatusOf, requestError } from './http-errors.js';
 import type { LiveFeed } from './live-feed.js';
 import { AlertsPage } from './pages/alerts-page.js';
 import { ChangePage } from './pages/change-page.js';
 import { ChangesPage } from './pages/changes-page.js';
 import { ErrorPage } from './pages/error-page.js';
 import { FleetPage } from './pages/fleet-page.js';
-import { LoginPage } from './pages/login-page.js';
+import { LoginThrottle } from './login-throttle.js';
+import { LoginPage, type LoginProblem } from './pages/login-page.js';
 import type { PageContext } from './pages/parts.js';
 import { ServerPage, WINDOWS, type TimelineWindow } from './pages/server-page.js';
 import {
@@ -46,6 +49,7 @@ import {
   kindOf,
   timeOf,
 } from './params.js';
+import { clientAddress } from './request-origin.js';
 import { SESSION_COOKIE, type ConsoleKeys } from './session.js';
 
 export interface ConsoleOptions {
@@ -54,7 +58,14 @@ export interface ConsoleOptions {
   logger: Logger;
   keys: ConsoleKeys;
   live: LiveFeed;
+  /** Of wrong tokens per client address; a fresh one when not given. */
+  throttle?: LoginThrottle;
 }
+
+const LINK_PROBLEMS: Record<string, LoginProblem> = {
+  used: 'used-link',
+  throttled: 'throttled',
+};
 
 /** console.css and console.js: the only files served, read once, from console-assets/. */
 const ASSETS_DIR = new URL('../../console-assets/', import.meta.url);
@@ -91,11 +102,16 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
       { type, body: readFileSync(fileURLToPath(new URL(name, ASSETS_DIR)), 'utf8') },
     ]),
   );
+  const access: AccessOptions = {
+    keys,
+    throttle: options.throttle ?? new LoginThrottle(),
+    trustProxy: config.TRUST_PROXY,
+  };
   const ui = new Hono<ConsoleEnv>();
 
   ui.use('*', securityHeaders);
-  ui.use('*', authenticate(keys));
-  ui.use('*', checkCsrf(keys));
+  ui.use('*', authenticate(access));
+  ui.use('*', checkCsrf(access));
 
   ui.get('/assets/:file', (c) => {
     const asset = assets.get(c.req.param('file'));
@@ -119,15 +135,16 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
   const page = async (
     c: Context,
     node: { toString(): string | Promise<string> },
-    status: 200 | 400 | 401 | 403 | 404 | 409 | 500 | 503 = 200,
-  ) => c.html(`<!doctype html>${await node.toString()}`, status);
+    status: 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503 = 200,
+    headers: Record<string, string> = {},
+  ) => c.html(`<!doctype html>${await node.toString()}`, status, headers);
 
   ui.get('/login', (c) =>
     page(
       c,
       <LoginPage
         next={localPath(c.req.query('next'))}
-        failed={c.req.query('failed') !== undefined}
+        problem={LINK_PROBLEMS[c.req.query('link') ?? '']}
       />,
     ),
   );
@@ -137,15 +154,27 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
       return c.text('refused: this request did not come from a console page\n', 403);
     const body = await c.req.parseBody();
     const next = localPath(formValue(body, 'next'));
-    if (!keys.tokenMatches(formValue(body, 'token'))) {
-      logger.warn('console login with a wrong token');
-      return page(c, <LoginPage next={next} failed={true} />, 401);
+    const address = clientAddress(c, access.trustProxy);
+    const wait = access.throttle.wait(address);
+    if (wait > 0) {
+      return page(c, <LoginPage next={next} problem="throttled" />, 429, {
+        'retry-after': String(retrySeconds(wait)),
+      });
     }
-    const session = startSession(c, keys, formValue(body, 'name') ?? '');
+    if (!keys.tokenMatches(formValue(body, 'token'))) {
+      access.throttle.failed(address);
+      logger.warn({ address }, 'console login with a wrong token');
+      return page(c, <LoginPage next={next} problem="wrong-token" />, 401);
+    }
+    access.throttle.succeeded(address);
+    const session = startSession(c, access, formValue(body, 'name') ?? '');
     logger.info({ actor: session.actor }, 'console login');
     return c.redirect(next, 303);
   });
   ui.post('/logout', (c) => {
+    // Ended here, not only in this browser: a copy of the cookie is refused from now on.
+    const session = c.get('session');
+    if (session) keys.revoke(session);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.redirect('/login', 303);
   });
@@ -336,7 +365,8 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
         ),
   );
 
-  ui.onError(async (error, c) => {
+  ui.onError(async (thrown, c) => {
+    const error = requestError(thrown);
     const status = isDriftError(error) ? httpStatusOf(error.code) : 500;
     if (status >= 500) logger.error({ err: error, path: c.req.path }, 'console request failed');
     const message =

@@ -1,4 +1,5 @@
-import type { DriftErrorCode } from '../errors.js';
+import { dataException } from '../db/sql-errors.js';
+import { DriftError, isDriftError, type DriftErrorCode } from '../errors.js';
 
 /** The HTTP status of each error code, for the console and its API (main.ts maps exit codes). */
 const STATUS: Record<DriftErrorCode, number> = {
@@ -22,4 +23,18 @@ const STATUS: Record<DriftErrorCode, number> = {
 
 export function httpStatusOf(code: DriftErrorCode): number {
   return STATUS[code];
+}
+
+/**
+ * The error a route's failure is answered with. The database refusing a value itself (a
+ * NUL in a name from the URL, SQLSTATE class 22) is the request's fault: a 400 that says
+ * so, not a 500 with a stack in the log.
+ */
+export function requestError(error: unknown): unknown {
+  if (isDriftError(error) || !dataException(error)) return error;
+  return new DriftError(
+    'INVALID_INPUT',
+    'the request holds a value the database cannot store or compare (such as a NUL character)',
+    { cause: error },
+  );
 }

@@ -81,9 +81,14 @@ export function fleetFilterOf(query: Query): FleetFilter {
   };
 }
 
-/** A `next` path the login may send back to: this console's own pages only. */
+/**
+ * A `next` path the login may send back to: this console's own pages only. Printable ASCII
+ * (the login's own links percent-encode the rest) starting with exactly one `/`: `//host`
+ * and `/\host` are another host to a browser, which also drops tabs and newlines from a
+ * URL, so `/\t/host` would be `//host`.
+ */
 export function localPath(value: string | undefined): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
+  if (value === undefined || !/^\/(?![/\\])[\x21-\x7e]*$/.test(value) || value.includes('\\'))
     return '/';
   return value;
 }

@@ -1,16 +1,26 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /*
- * Console sessions without server-side state: the cookie carries a random session id, when
- * it was issued and who logged in, signed with a key derived from the console token. So a
- * session survives a restart and is valid on every `serve` sharing the token, and changing
- * the token ends every session. The CSRF token of a session is derived from its id with
- * the same key: a page's forms carry it, and only a page served to that session has it.
+ * Console sessions: the cookie carries a random session id, when it was issued and who
+ * logged in, signed with a key derived from the console token; and the serve process that
+ * issued it keeps the id until logout or expiry. A cookie is valid only while both hold, so
+ * logging out ends a session for good (a copied cookie is refused after), and a restart
+ * ends every session. The CSRF token of a session is derived from its id with the same key:
+ * a page's forms carry it, and only a page served to that session has it.
+ *
+ * Login codes: what the login link serve prints carries instead of the token. Each works
+ * once and for LOGIN_CODE_SECONDS, so the link left in a browser's history, a terminal's
+ * scrollback or a log is worth nothing.
  */
 
 export const SESSION_COOKIE = 'mcp_drift_session';
 /** A session lasts this long from login; logging in again starts a new one. */
 export const SESSION_SECONDS = 7 * 24 * 3600;
+/** A login link's code is good for this long, and once. */
+export const LOGIN_CODE_SECONDS = 15 * 60;
+/** Sessions kept at most; past it the oldest ends, so logins cannot fill the memory. */
+const MAX_SESSIONS = 10_000;
+const MAX_LOGIN_CODES = 100;
 /** A name given at login is cut to this length. */
 const ACTOR_MAX = 64;
 
@@ -22,6 +32,12 @@ export interface Session {
 }
 
 const b64 = (buffer: Buffer) => buffer.toString('base64url');
+const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Drops the entries whose expiry (the value, ms) has passed. */
+function prune(entries: Map<string, number>, now: number): void {
+  for (const [key, expires] of entries) if (expires <= now) entries.delete(key);
+}
 
 function sameBytes(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
@@ -39,6 +55,10 @@ export function cleanActor(name: string | undefined): string {
 export class ConsoleKeys {
   private readonly tokenDigest: Buffer;
   private readonly key: Buffer;
+  /** Live session ids and when each expires (ms), oldest first. */
+  private readonly sessions = new Map<string, number>();
+  /** Digests of unused login codes and when each expires (ms). */
+  private readonly codes = new Map<string, number>();
 
   constructor(token: string) {
     this.tokenDigest = createHash('sha256').update(token).digest();
@@ -57,6 +77,10 @@ export class ConsoleKeys {
       actor: cleanActor(actor),
       issuedAt: Math.floor(now / 1000),
     };
+    prune(this.sessions, now);
+    if (this.sessions.size >= MAX_SESSIONS)
+      this.sessions.delete(this.sessions.keys().next().value!);
+    this.sessions.set(session.id, now + SESSION_SECONDS * 1000);
     const body = `${session.id}.${session.issuedAt}.${b64(Buffer.from(session.actor))}`;
     return { cookie: `${body}.${this.sign(body)}`, session };
   }
@@ -71,7 +95,31 @@ export class ConsoleKeys {
       return null;
     const issuedAt = Number(issued);
     if (!Number.isInteger(issuedAt) || now / 1000 - issuedAt > SESSION_SECONDS) return null;
+    if (!this.sessions.has(id)) return null;
     return { id, actor: Buffer.from(actor, 'base64url').toString(), issuedAt };
+  }
+
+  /** Ends a session: its cookie is refused from now on, wherever it was copied to. */
+  revoke(session: Session): void {
+    this.sessions.delete(session.id);
+  }
+
+  /** A new one-time login code, for a login link. */
+  loginCode(now = Date.now()): string {
+    prune(this.codes, now);
+    if (this.codes.size >= MAX_LOGIN_CODES) this.codes.delete(this.codes.keys().next().value!);
+    const code = b64(randomBytes(32));
+    this.codes.set(digest(code), now + LOGIN_CODE_SECONDS * 1000);
+    return code;
+  }
+
+  /** Whether `code` is an unused, unexpired login code; it is used up by this call. */
+  redeemLoginCode(code: string | undefined, now = Date.now()): boolean {
+    if (!code) return false;
+    const key = digest(code);
+    const expires = this.codes.get(key);
+    this.codes.delete(key);
+    return expires !== undefined && now < expires;
   }
 
   csrfToken(session: Session): string {

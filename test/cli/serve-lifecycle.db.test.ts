@@ -23,11 +23,12 @@ describe(`serve lifecycle (${backend})`, () => {
     'logs JSON to stderr only and exits 0 on %s',
     async (signal) => {
       const serve = await startServe(options());
-      let stdout = '';
-      serve.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       const { code } = await serve.stop(signal);
       expect(code).toBe(0);
-      expect(stdout).toBe('');
+      // stdout: the one-time login link, and nothing else.
+      expect(serve.output()).toMatch(
+        /^console: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43} \([^\n]*\)\n$/,
+      );
       const lines = serve
         .log()
         .trim()

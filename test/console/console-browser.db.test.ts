@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { desc, eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -41,6 +43,7 @@ let handle: DatabaseHandle;
 let browser: Browser;
 let context: BrowserContext;
 let loginUrl: string;
+let token: string;
 let consoleUrl: string;
 const fixtures: HttpFixture[] = [];
 let relaxedChange: { id: number; toHash: string } | undefined;
@@ -73,6 +76,13 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   ).toEqual([]);
 }
 
+/** Logs in with the token on the login page the browser shows (the link works only once). */
+async function logIn(page: Page): Promise<void> {
+  await page.locator('input[name="token"]').fill(token);
+  await page.locator('button[type="submit"]').click();
+  await page.waitForURL(`${consoleUrl}/`);
+}
+
 const available = chromiumAvailable();
 
 beforeAll(async () => {
@@ -95,17 +105,17 @@ beforeAll(async () => {
     process.execPath,
     fixturePath('paginating-server.mjs'),
   );
-  // No CONSOLE_TOKEN: serve makes one and prints the login URL once.
+  // No CONSOLE_TOKEN: serve makes one, and prints a one-time login link.
   serve = await startServe({
     env: { ...database.env, ALERT_TO: 'ops@example.org', DIGEST_SECONDS: '0' },
     cwd: database.dir,
   });
-  const serving = serve
-    .log()
-    .split('\n')
-    .find((entry) => entry.includes('"msg":"mcp-drift serving"'));
-  loginUrl = (JSON.parse(serving!) as { console: { login: string } }).console.login;
-  expect(loginUrl, serve.log()).toMatch(/\/\?token=[A-Za-z0-9_-]{43}$/);
+  // The link is on stdout, written before the line startServe waits for.
+  await waitUntil('the login link on stdout', () => /\?token=/.test(serve.output()), {
+    describe: () => serve.output(),
+  });
+  loginUrl = /(http:\/\/\S+\/\?token=[A-Za-z0-9_-]{43})\s/.exec(serve.output())![1]!;
+  token = readFileSync(path.join(database.env.MCP_DRIFT_HOME, 'console-token'), 'utf8').trim();
   consoleUrl = new URL(loginUrl).origin;
   handle = await database.open();
   // Every server has listed once (held sessions and stdio startup probes).
@@ -134,10 +144,20 @@ afterAll(async () => {
 
 describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
   it('logs in with the printed URL and lists the three servers on the fleet page', async () => {
+    // The log of a first start names the token's file, and holds neither it nor the link.
+    const serving = serve
+      .log()
+      .split('\n')
+      .find((entry) => entry.includes('"msg":"mcp-drift serving"'));
+    expect(JSON.parse(serving!)).toMatchObject({
+      console: { token: path.join(database.env.MCP_DRIFT_HOME, 'console-token') },
+    });
+    expect(serve.log()).not.toContain(token);
+    expect(serve.log()).not.toContain(new URL(loginUrl).searchParams.get('token')!);
     const page = await context.newPage();
     const dialogs = watchDialogs(page);
     await page.goto(loginUrl);
-    // The token left the address bar at once.
+    // The code left the address bar at once.
     expect(page.url()).toBe(`${consoleUrl}/`);
     await expect
       .poll(async () => page.locator('table.fleet tbody tr').count(), { timeout: 10_000 })
@@ -152,10 +172,13 @@ describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
     await page.close();
   });
 
-  it('reads the same without JavaScript', async () => {
+  it('reads the same without JavaScript, where the used link lands on the login page', async () => {
     const plain = await browser.newContext({ javaScriptEnabled: false });
     const page = await plain.newPage();
     await page.goto(loginUrl);
+    expect(page.url()).toBe(`${consoleUrl}/login?link=used`);
+    await page.locator('[role="alert"]', { hasText: 'has been used already' }).waitFor();
+    await logIn(page);
     expect(await page.locator('table.fleet tbody tr').count()).toBe(3);
     await page.locator('a[href="/servers/notes"]').click();
     await page.locator('h2', { hasText: 'Timeline' }).waitFor();
@@ -266,7 +289,8 @@ describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
       const isolated = await browser.newContext({ bypassCSP });
       const page = await isolated.newPage();
       const dialogs = watchDialogs(page);
-      await page.goto(loginUrl);
+      await page.goto(`${consoleUrl}/login`);
+      await logIn(page);
       await page.goto(`${consoleUrl}/servers/tenants`);
       const cell = page.locator('table.tools tr', { hasText: 'post_message' }).locator('td.text');
       expect(await cell.textContent()).toBe(HOSTILE);

@@ -5,6 +5,7 @@ import { emailOnlyPolicy } from '../../src/alerts/alert-policy.js';
 import { recordObservation } from '../../src/changes/record-observation.js';
 import { loadConfig } from '../../src/config/load.js';
 import { LiveFeed } from '../../src/console/live-feed.js';
+import { LoginThrottle } from '../../src/console/login-throttle.js';
 import { ConsoleKeys, SESSION_COOKIE } from '../../src/console/session.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import {
@@ -40,6 +41,7 @@ let live: LiveFeed;
 let url: string;
 let cookie: string;
 let csrf: string;
+const keys = new ConsoleKeys(TOKEN);
 const ids: {
   notesChange: number;
   notesAlert: number;
@@ -144,7 +146,16 @@ beforeAll(async () => {
     config,
     logger,
     workerId: 'test-worker',
-    console: { db: handle.db, config, logger, keys: new ConsoleKeys(TOKEN), live },
+    console: {
+      db: handle.db,
+      config,
+      logger,
+      keys,
+      live,
+      // This file tries wrong tokens on every route; throttling has its own test
+      // (login-hardening.db.test.ts).
+      throttle: new LoginThrottle({ freeFailures: 10_000 }),
+    },
   });
   url = http.url;
 
@@ -240,7 +251,7 @@ describe(`the console's access rules (${backend})`, () => {
     }
   });
 
-  it('refuses a wrong token at the login form, and logs in with the one in the URL', async () => {
+  it('refuses a wrong token at the login form, and logs in with a login link', async () => {
     const wrong = await fetch(`${url}/login`, {
       method: 'POST',
       redirect: 'manual',
@@ -260,9 +271,9 @@ describe(`the console's access rules (${backend})`, () => {
       body: new URLSearchParams({ token: TOKEN }).toString(),
     });
     expect(forged.status).toBe(403);
-    const byUrl = await get(`/changes?token=${TOKEN}&severity=critical`);
+    const byUrl = await get(`/changes?token=${keys.loginCode()}&severity=critical`);
     expect(byUrl.status).toBe(303);
-    // The token leaves the address; the filter stays.
+    // The code leaves the address; the filter stays.
     expect(byUrl.headers.get('location')).toBe('/changes?severity=critical');
     expect(byUrl.headers.get('set-cookie')).toMatch(/^mcp_drift_session=.*HttpOnly/i);
     const next = await get('/login?next=//evil.example/');

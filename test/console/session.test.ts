@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cleanActor, ConsoleKeys, SESSION_SECONDS } from '../../src/console/session.js';
+import {
+  cleanActor,
+  ConsoleKeys,
+  LOGIN_CODE_SECONDS,
+  SESSION_SECONDS,
+} from '../../src/console/session.js';
 
 const keys = new ConsoleKeys('a-console-token-of-some-length');
 
@@ -32,6 +37,28 @@ describe('console sessions', () => {
     ]) {
       expect(keys.verify(forged)).toBeNull();
     }
+  });
+
+  it('refuses a revoked session, and a cookie this process did not issue', () => {
+    const { cookie, session } = keys.issue('Ada');
+    const other = keys.issue('Bob');
+    keys.revoke(session);
+    expect(keys.verify(cookie)).toBeNull();
+    expect(keys.verify(other.cookie)).toEqual(other.session);
+    // Same token, another process (or after a restart): signed right, but not kept there.
+    expect(new ConsoleKeys('a-console-token-of-some-length').verify(other.cookie)).toBeNull();
+  });
+
+  it('takes a login code once, and not after it expires', () => {
+    const now = Date.parse('2026-12-01T10:00:00Z');
+    const code = keys.loginCode(now);
+    expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(keys.redeemLoginCode(code, now + 1000)).toBe(true);
+    expect(keys.redeemLoginCode(code, now + 2000)).toBe(false);
+    const late = keys.loginCode(now);
+    expect(keys.redeemLoginCode(late, now + LOGIN_CODE_SECONDS * 1000)).toBe(false);
+    expect(keys.redeemLoginCode('a-console-token-of-some-length', now)).toBe(false);
+    expect(keys.redeemLoginCode(undefined, now)).toBe(false);
   });
 
   it('ties a CSRF token to its session', () => {

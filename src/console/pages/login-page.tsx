@@ -1,12 +1,25 @@
 import type { FC } from 'hono/jsx';
 import { Layout } from './layout.js';
 
-export const LoginPage: FC<{ next: string; failed: boolean }> = ({ next, failed }) => (
+/** Why the login page is shown again, each with a fixed text: nothing from the request. */
+export type LoginProblem = 'wrong-token' | 'used-link' | 'throttled';
+
+const PROBLEMS: Record<LoginProblem, string> = {
+  'wrong-token': 'That is not the console token.',
+  'used-link':
+    'That login link has been used already, or has expired: each works once. Log in with the token.',
+  throttled: 'Too many wrong tokens from this address: wait a while, then try again.',
+};
+
+export const LoginPage: FC<{ next: string; problem?: LoginProblem | undefined }> = ({
+  next,
+  problem,
+}) => (
   <Layout title="Log in" section="none" page={null}>
     <h1>Log in to the console</h1>
-    {failed ? (
+    {problem ? (
       <p class="warning" role="alert">
-        That is not the console token.
+        {PROBLEMS[problem]}
       </p>
     ) : null}
     <p>
