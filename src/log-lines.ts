@@ -64,9 +64,51 @@ export function urlPasswords(url: string | undefined): string[] {
   }
 }
 
+/**
+ * `?api_key=…`, `&X-Amz-Signature=…`: a query parameter whose name has a word that says
+ * its value is secret (split at `-`, `_`, `.` and lower-to-upper case changes, so `monkey`
+ * and `author` are not, `apiKey` and `x-api-key` are).
+ */
+const QUERY_PARAMETER = /([?&;])([A-Za-z0-9_.~-]{1,100})=([^&#\s"'\\<>]+)/g;
+const SECRET_WORDS = new Set([
+  'key',
+  'apikey',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'auth',
+  'authorization',
+  'sig',
+  'signature',
+  'credential',
+  'credentials',
+  'session',
+  'sessionid',
+  'jwt',
+  'code',
+]);
+
+function secretParameterName(name: string): boolean {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_.~-]+/)
+    .some((word) => SECRET_WORDS.has(word.toLowerCase()));
+}
+
+/** A text with the values of secret-named query parameters masked; the URL stays usable to read. */
+export function maskQuerySecrets(text: string): string {
+  if (!/[?&;]/.test(text)) return text;
+  return text.replace(QUERY_PARAMETER, (whole, start: string, name: string) =>
+    secretParameterName(name) ? `${start}${name}=${MASK}` : whole,
+  );
+}
+
 /** Exported for tests of the masking itself; the logger applies it to every line. */
 export function scrubSecrets(line: string): string {
-  let scrubbed = line.replace(URL_PASSWORD, `$1:${MASK}@`);
+  let scrubbed = maskQuerySecrets(line.replace(URL_PASSWORD, `$1:${MASK}@`));
   for (const secret of secrets) {
     if (scrubbed.includes(secret)) scrubbed = scrubbed.split(secret).join(MASK);
   }

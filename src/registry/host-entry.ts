@@ -1,3 +1,4 @@
+import { maskQuerySecrets } from '../log-lines.js';
 import { DriftError } from '../errors.js';
 import { canonicalize, sha256Hex } from '../listings/canonical.js';
 import type { HostConfigFile, HostContext, HostEntry } from './host-configs.js';
@@ -308,5 +309,5 @@ export function entryTarget(spec: ServerSpec): string {
   if (spec.url === null) return '';
   const parsed = new URL(spec.url);
   if (parsed.password) parsed.password = MASK;
-  return parsed.toString();
+  return maskQuerySecrets(parsed.toString());
 }

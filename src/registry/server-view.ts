@@ -1,3 +1,4 @@
+import { maskQuerySecrets } from '../log-lines.js';
 import { maskAlertUrl } from '../alerts/alert-url.js';
 import type { ServerRow } from '../db/schema.js';
 import { maskValue, maskValues } from './redact.js';
@@ -69,5 +70,5 @@ export function serverView(row: ServerRow, defaults: ViewDefaults): ServerView {
 function maskUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = maskValue(decodeURIComponent(parsed.password));
-  return parsed.toString();
+  return maskQuerySecrets(parsed.toString());
 }
