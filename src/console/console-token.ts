@@ -12,8 +12,6 @@ export interface ConsoleToken {
   /** Where it came from: the CONSOLE_TOKEN setting, or the file in MCP_DRIFT_HOME. */
   source: 'CONSOLE_TOKEN' | 'file';
   file: string | null;
-  /** Made by this call: the first start; serve prints the login URL this once. */
-  generated: boolean;
   /** The file could be read by others, and was made private (0600) again. */
   madePrivate: boolean;
   /** Entries of MCP_DRIFT_HOME made private because others could enter it (PostgreSQL's case). */
@@ -32,7 +30,6 @@ export function consoleToken(config: Config): ConsoleToken {
       value: config.CONSOLE_TOKEN,
       source: 'CONSOLE_TOKEN',
       file: null,
-      generated: false,
       madePrivate: false,
       homeMadePrivate: 0,
     };
@@ -44,7 +41,7 @@ export function consoleToken(config: Config): ConsoleToken {
   try {
     // `wx`: a token another process wrote first is kept, not replaced.
     writeFileSync(file, `${value}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
-    return { value, source: 'file', file, generated: true, madePrivate: false, homeMadePrivate };
+    return { value, source: 'file', file, madePrivate: false, homeMadePrivate };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
@@ -56,5 +53,5 @@ export function consoleToken(config: Config): ConsoleToken {
       `the console token in ${file} is shorter than 16 characters; delete the file to have a new one made, or set CONSOLE_TOKEN`,
     );
   }
-  return { value: kept, source: 'file', file, generated: false, madePrivate, homeMadePrivate };
+  return { value: kept, source: 'file', file, madePrivate, homeMadePrivate };
 }
