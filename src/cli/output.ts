@@ -38,9 +38,13 @@ export function short(hash: string | null): string {
 /** A left-aligned table with a header row; cells are sanitized. */
 export function formatTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows].map((row) => row.map(sanitizeForTerminal));
-  const widths = header.map((_, column) =>
-    Math.max(...all.map((row) => (row[column] ?? '').length)),
-  );
+  // A loop, not Math.max(...cells): spreading 200,000 rows overflows the stack.
+  const widths = header.map(() => 0);
+  for (const row of all) {
+    for (const [column, cell] of row.entries()) {
+      if (column < widths.length) widths[column] = Math.max(widths[column]!, cell.length);
+    }
+  }
   return all
     .map((row) =>
       row

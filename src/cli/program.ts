@@ -448,7 +448,11 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .option('--from <HOST>', `only this host’s files, or the host the FILEs belong to (${HOSTS})`)
       .option('--dry-run', 'print what would be registered, and write nothing')
       .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
-      .option('--update', 'replace the connection of a clashing or changed server'),
+      .option('--update', 'replace the connection of a clashing or changed server')
+      .option(
+        '--trust-project',
+        'also register the entries of files in this directory (.mcp.json, .cursor/, .vscode/): their commands run as you',
+      ),
   )
     .addHelpText(
       'after',

@@ -14,6 +14,7 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
     dryRun?: boolean;
     prefix?: string;
     update?: boolean;
+    trustProject?: boolean;
     json?: boolean;
   };
   const problems = new Problems();
@@ -28,7 +29,11 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
   // the import with nothing written.
   const plan = await readImportSources({ files, from, prefix: opts.prefix, context });
   const report = await ctx.withDatabase((db) =>
-    importServers(db, plan, { dryRun: opts.dryRun === true, update: opts.update === true }),
+    importServers(db, plan, {
+      dryRun: opts.dryRun === true,
+      update: opts.update === true,
+      trustProject: opts.trustProject === true,
+    }),
   );
   for (const server of report.dryRun ? [] : report.servers) {
     if (server.status === 'added' || server.status === 'updated') {
@@ -75,6 +80,20 @@ function printReport(report: ImportReport, context: HostContext): void {
       ]),
     ),
   );
+  // A project's stdio commands run as the operator: each is shown whole, before or as it is
+  // registered, so that what a repository asks to run is read, not guessed from a name.
+  const commands = report.servers.filter(
+    (server) => server.scope === 'project' && server.transport === 'stdio',
+  );
+  if (commands.length > 0) {
+    printLine();
+    printLine('Commands from this project’s files (each runs as you on every probe):');
+    for (const server of commands) {
+      printLine(
+        `  ${sanitizeForTerminal(server.name)} (${server.status}): ${sanitizeForTerminal(server.target ?? '')}`,
+      );
+    }
+  }
   // Notes of an entry imported before were printed then.
   const news = report.servers.filter(
     (server) => !['unchanged', 'duplicate'].includes(server.status),

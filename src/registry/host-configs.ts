@@ -105,6 +105,39 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Host configs are a few kilobytes; a bigger one is not a host's, and parsing it costs memory. */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+/** No host lists this many servers; more would be an import of hours, not a config. */
+export const MAX_CONFIG_ENTRIES = 10_000;
+
+function overTheLimit(count: number): string {
+  return `${count.toLocaleString('en-US')} server entries, over the limit of ${MAX_CONFIG_ENTRIES.toLocaleString('en-US')}`;
+}
+
+/**
+ * How many server entries a config without comments holds, by JSON.parse: a hundred times
+ * faster than the parse that keeps positions, so that a huge config is refused before that
+ * parse takes seconds. Undefined when the text is not plain JSON (comments, trailing commas).
+ */
+function entriesOfPlainJson(text: string): number | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(doc)) return undefined;
+  const lists = [
+    doc['mcpServers'],
+    doc['servers'],
+    isObject(doc['mcp']) ? doc['mcp']['servers'] : undefined,
+  ];
+  return lists.reduce<number>(
+    (sum, list) => sum + (isObject(list) ? Object.keys(list).length : 0),
+    0,
+  );
+}
+
 /**
  * Reads one host config. Comments and trailing commas are accepted in every host's file;
  * a file that cannot be read or parsed, or whose server list is not an object, is an
@@ -116,7 +149,11 @@ export async function readHostConfig(
   scope: 'user' | 'project',
   context: HostContext,
 ): Promise<HostConfigFile> {
-  const text = await readInputFile(file);
+  const text = await readInputFile(file, { maxBytes: MAX_CONFIG_BYTES });
+  const quickCount = entriesOfPlainJson(text);
+  if (quickCount !== undefined && quickCount > MAX_CONFIG_ENTRIES) {
+    throw new DriftError('INVALID_INPUT', `${file}: ${overTheLimit(quickCount)}`);
+  }
   let source: JsonSource;
   try {
     source = parseJsonSource(text, { comments: true, positionDepth: 4 });
@@ -142,6 +179,10 @@ export async function readHostConfig(
     for (const key of at) list = isObject(list) ? list[key] : undefined;
     if (list === undefined) return;
     if (!isObject(list)) fail(at, `"${at.join('.')}" must be an object of servers by name`);
+    const names = Object.keys(list as Record<string, unknown>);
+    if (entries.length + names.length > MAX_CONFIG_ENTRIES) {
+      fail(at, overTheLimit(entries.length + names.length));
+    }
     for (const [name, value] of Object.entries(list as Record<string, unknown>)) {
       entries.push({
         name,

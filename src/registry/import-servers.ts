@@ -53,7 +53,15 @@ export interface ImportPlan {
 }
 
 export type ImportStatus =
-  'added' | 'updated' | 'unchanged' | 'changed' | 'clash' | 'duplicate' | 'skipped';
+  'added' | 'updated' | 'unchanged' | 'changed' | 'clash' | 'duplicate' | 'skipped' | 'untrusted';
+
+/**
+ * Why an entry of a project's file waits for --trust-project: a repository's `.mcp.json`
+ * is written by whoever wrote the repository, and a stdio entry's command would run as the
+ * operator on every probe. Hosts ask before trusting these files; so does import.
+ */
+const UNTRUSTED_PROJECT =
+  'from a file in this project: whoever wrote the repository wrote it, and its command would run as you on every probe; review it and import again with --trust-project';
 
 /** One entry's outcome, as `--json` prints it (with --dry-run: what would happen). */
 export interface ImportedServer {
@@ -147,7 +155,7 @@ export async function readImportSources(request: ImportRequest): Promise<ImportP
 export async function importServers(
   db: Database,
   plan: ImportPlan,
-  options: { dryRun: boolean; update: boolean },
+  options: { dryRun: boolean; update: boolean; trustProject?: boolean },
 ): Promise<ImportReport> {
   const apply = async (tx: Database): Promise<ImportedServer[]> => {
     const byName = new Map((await listServers(tx)).map((row) => [row.name, row]));
@@ -175,6 +183,10 @@ export async function importServers(
       };
       if (spec === null) {
         outcome('skipped', converted.reason);
+        continue;
+      }
+      if (file.scope === 'project' && options.trustProject !== true) {
+        outcome('untrusted', UNTRUSTED_PROJECT);
         continue;
       }
       const earlier = taken.get(converted.name);

@@ -8,7 +8,8 @@ import { backend, createTestDatabase, type TestDatabase } from '../support/datab
 
 // Issue 15, acceptance 1: the five hosts' config files, written where each host documents
 // them (Linux paths: this suite runs on Linux; the macOS ones are in host-configs.test.ts),
-// in a HOME of this test's own, imported by the real CLI into a real database.
+// in a HOME of this test's own, imported by the real CLI into a real database. The project's
+// files are trusted here (--trust-project); server-import-safety.db.test.ts is about not.
 let database: TestDatabase;
 let user: string;
 let project: string;
@@ -48,7 +49,7 @@ async function importJson(...args: string[]): Promise<{
   sources: { host: string; scope: string; path: string; found: boolean; servers: number }[];
   servers: Outcome[];
 }> {
-  const result = await cli('server', 'import', ...args, '--json');
+  const result = await cli('server', 'import', '--trust-project', ...args, '--json');
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout);
 }
@@ -268,7 +269,7 @@ describe(`server import (${backend})`, () => {
     ]);
     expect(await registered()).toEqual({});
 
-    const table = await cli('server', 'import', '--dry-run');
+    const table = await cli('server', 'import', '--trust-project', '--dry-run');
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^NAME +WOULD BE +TRANSPORT +TARGET +FROM$/m);
     expect(table.stdout).toMatch(
@@ -363,7 +364,7 @@ describe(`server import (${backend})`, () => {
     }
     const show = await cli('server', 'show', 'github');
     expect(show.stdout).not.toContain(LITERAL_TOKEN);
-    const text = await cli('server', 'import', '--dry-run');
+    const text = await cli('server', 'import', '--trust-project', '--dry-run');
     expect(text.stdout).not.toContain(LITERAL_TOKEN);
   });
 
@@ -430,7 +431,14 @@ describe(`server import (${backend})`, () => {
 }
 `,
     );
-    const result = await cli('server', 'import', files.windsurf(), broken, '--json');
+    const result = await cli(
+      'server',
+      'import',
+      '--trust-project',
+      files.windsurf(),
+      broken,
+      '--json',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `mcp-drift: ${broken}:4:33: expected ',' or '}' after a property, found '"'\n`,
