@@ -18,7 +18,7 @@ import { HINTS, annotationsOf, readPosture, type HintName, type Posture } from '
 import { buildRecord, hintRecords, recordScope, type RecordScope } from './record.js';
 import { matchRenames } from './rename.js';
 import { changeSeverity, compareSeverity, escalate, type Severity } from './severity.js';
-import { lookupIn } from './shadowing.js';
+import { lookupIn, skeletonLookupIn } from './shadowing.js';
 import { toolTexts } from './text-fields.js';
 import type { DiffContext, DiffResult, Finding, HintRecord } from './types.js';
 import { visibleText } from './visible-text.js';
@@ -65,6 +65,9 @@ function checkOptions(
             },
             otherServerTool: lookup,
             hasOtherServers,
+            ...(typeof others === 'function'
+              ? {}
+              : { otherServerToolBySkeleton: skeletonLookupIn(others) }),
           },
     // Built only when a text has a finding, which is rare: most diffs never pay for it.
     seenBefore: (text) => {
