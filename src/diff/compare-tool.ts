@@ -2,7 +2,7 @@ import { canonicalize, type RawTool } from '../listings/canonical.js';
 import { baseSeverity, type FindingKind } from './catalogue.js';
 import { toolContentDrafts, type ContentRecord, type ContentScope } from './content-checks.js';
 import { contradictionEvidence, sameEvidence } from './contradiction.js';
-import { gradeFirstDeclaration } from './first-declaration.js';
+import { gradeDeclaredFlip, gradeFirstDeclaration } from './first-declaration.js';
 import {
   contradictionWording,
   declaredWording,
@@ -108,13 +108,14 @@ export interface ToolCheckOptions {
  * destructive/idempotent only while the tool is not read-only on either side), then
  * annotation_invalid for a new non-boolean value, else annotation_declared when only the
  * declaration changed. A relaxation that is the hint's first declaration (absent, or
- * invalid, before) is graded by the tool's own text (first-declaration.ts).
+ * invalid, before) is graded by the tool's own text, and so is a flip of a declared value
+ * (first-declaration.ts).
  */
 function hintDrafts(
   tool: string,
   before: Posture,
   after: Posture,
-  afterTool: RawTool,
+  tools: { before: RawTool; after: RawTool },
   adoption: boolean,
 ): Draft[] {
   const drafts: Draft[] = [];
@@ -130,10 +131,16 @@ function hintDrafts(
       const found = draft(kind, wording, hint, b.effective, a.effective);
       const firstDeclaration = typeof b.declared !== 'boolean' && typeof a.declared === 'boolean';
       if (relaxed && firstDeclaration) {
-        const graded = gradeFirstDeclaration(hint, found.base, afterTool, adoption);
+        const graded = gradeFirstDeclaration(hint, found.base, tools.after, adoption);
         found.base = graded.base;
         found.basis = graded.basis;
         found.adoptionDeclaration = adoption;
+      } else if (relaxed && typeof b.declared === 'boolean') {
+        const graded = gradeDeclaredFlip(hint, found.base, tools.before, tools.after);
+        if (graded !== null) {
+          found.base = graded.base;
+          found.basis = graded.basis;
+        }
       }
       drafts.push(found);
     }
@@ -220,7 +227,7 @@ export function compareTool(
   if (before === null) return checkAddedTool(tool, after, options);
   const postureBefore = readPosture(before);
   const postureAfter = readPosture(after);
-  const drafts = hintDrafts(tool, postureBefore, postureAfter, after, options.adoption);
+  const drafts = hintDrafts(tool, postureBefore, postureAfter, { before, after }, options.adoption);
 
   for (const key of sortedKeyUnion(before, after, TOOL_KEYS_HANDLED_ELSEWHERE)) {
     drafts.push(...fieldDrafts(tool, key, ownValue(before, key), ownValue(after, key)));

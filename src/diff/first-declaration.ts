@@ -1,7 +1,7 @@
 import type { RawTool } from '../listings/canonical.js';
-import { contradictionEvidence, ownWords } from './contradiction.js';
+import { ownWords } from './contradiction.js';
 import type { HintName } from './hints.js';
-import type { Severity } from './severity.js';
+import { compareSeverity, type Severity } from './severity.js';
 
 /**
  * How plausible a relaxing hint is that a tool declares for the first time (absent before,
@@ -51,7 +51,7 @@ const NAME_WRITES = forms(
       'commit push publish submit apply change replace patch reset clear drag select resize ' +
       'launch deploy schedule book order buy purchase cancel approve reject merge assign ' +
       'invite archive lock unlock grant navigate emulate write delete remove drop kill send ' +
-      'execute exec rm del',
+      'execute exec rm del tap swipe scroll hover terminate reboot',
   ),
 );
 /** Verbs in a description that say the tool changes something (narrower: prose is wordy). */
@@ -89,6 +89,10 @@ const REPEATING = forms(
     'append add increment send submit toggle push pay transfer insert enqueue publish ' +
       'charge order buy purchase post',
   ),
+);
+/** Actions that reach outside by what they are: a closed world is no reading of them. */
+const OPEN_ACTIONS = forms(
+  ...wordList('fetch download upload browse navigate crawl scrape email send post publish tweet'),
 );
 /** A local, closed world: files, a graph, a thought. */
 const LOCAL = new Set(
@@ -148,52 +152,81 @@ function has(set: ReadonlySet<string>, list: readonly string[]): string | null {
   return list.find((word) => set.has(word)) ?? null;
 }
 
-/** Whether the tool's own name and description support, contradict or say nothing of `hint`. */
+/** Every word that names an action: where a tool's name starts saying what it does. */
+const ACTIONS: ReadonlySet<string> = new Set([
+  ...READS,
+  ...NAME_WRITES,
+  ...DESTROYS,
+  ...ADDITIVE,
+  ...IDEMPOTENT,
+  ...REPEATING,
+  ...OPEN_ACTIONS,
+]);
+
+/**
+ * What the tool does: the first action word of its name, with those joined to it by "or" or
+ * "and" (`create_or_update_file`), after any namespace (`browser_close`, `mobile_list_apps`).
+ * The words after it are its object: `get_commit` reads, "commit" is what it reads. A name
+ * without an action word leaves the leading verb of the description's first clause.
+ */
+export function actionOf(tool: RawTool): { words: string[]; from: 'name' | 'description' } {
+  const { name, leading } = words(tool);
+  const start = name.findIndex((word) => ACTIONS.has(word));
+  if (start >= 0) {
+    const action = [name[start]!];
+    for (let i = start + 1; i + 1 < name.length; i += 2) {
+      if ((name[i] !== 'or' && name[i] !== 'and') || !ACTIONS.has(name[i + 1]!)) break;
+      action.push(name[i + 1]!);
+    }
+    return { words: action, from: 'name' };
+  }
+  const first = leading[0];
+  return { words: first !== undefined && ACTIONS.has(first) ? [first] : [], from: 'description' };
+}
+
+/**
+ * Whether the tool's own name and description support, contradict or say nothing of `hint`.
+ * Only the tool's action can contradict a hint: a word of its object cannot ("commit" in
+ * `get_commit`, "url" in a tool that returns one).
+ */
 export function plausibility(
   hint: HintName,
   tool: RawTool,
 ): { verdict: Plausibility; word: string | null } {
-  const { name, prose, leading } = words(tool);
-  const all = [...name, ...prose];
-  const firstWords = [...name.slice(0, 1), ...leading.slice(0, 1)];
+  const action = actionOf(tool);
+  const writes = action.from === 'name' ? NAME_WRITES : PROSE_WRITES;
+  const verdict = (
+    contradicts: string | null,
+    supports: string | null,
+  ): { verdict: Plausibility; word: string | null } => {
+    if (contradicts !== null) return { verdict: 'contradicted', word: contradicts };
+    if (supports !== null) return { verdict: 'consistent', word: supports };
+    return { verdict: 'unsupported', word: null };
+  };
   switch (hint) {
-    case 'readOnlyHint': {
-      const evidence = contradictionEvidence(tool);
-      const write =
-        has(NAME_WRITES, name) ??
-        has(PROSE_WRITES, leading) ??
-        (evidence === null ? null : (evidence.name[0] ?? evidence.description[0] ?? null));
-      if (write !== null) return { verdict: 'contradicted', word: write };
-      const read = has(READS, firstWords) ?? has(READS, name);
-      return read === null
-        ? { verdict: 'unsupported', word: null }
-        : { verdict: 'consistent', word: read };
-    }
-    case 'destructiveHint': {
-      const destroys = has(DESTROYS, all);
-      if (destroys !== null) return { verdict: 'contradicted', word: destroys };
-      const additive = has(ADDITIVE, firstWords) ?? has(ADDITIVE, name) ?? has(READS, firstWords);
-      return additive === null
-        ? { verdict: 'unsupported', word: null }
-        : { verdict: 'consistent', word: additive };
-    }
-    case 'idempotentHint': {
-      const repeating = has(REPEATING, leading) ?? has(REPEATING, name);
-      if (repeating !== null) return { verdict: 'contradicted', word: repeating };
-      const idempotent =
-        has(IDEMPOTENT, leading) ?? has(IDEMPOTENT, name) ?? has(READS, firstWords);
-      return idempotent === null
-        ? { verdict: 'unsupported', word: null }
-        : { verdict: 'consistent', word: idempotent };
-    }
+    case 'readOnlyHint':
+      return verdict(
+        has(writes, action.words) ?? has(DESTROYS, action.words),
+        has(READS, action.words),
+      );
+    case 'destructiveHint':
+      return verdict(
+        has(DESTROYS, action.words),
+        has(ADDITIVE, action.words) ?? has(READS, action.words),
+      );
+    case 'idempotentHint':
+      return verdict(
+        has(REPEATING, action.words),
+        has(IDEMPOTENT, action.words) ?? has(READS, action.words),
+      );
     case 'openWorldHint': {
+      // A remote word in the object ("returns the page URL") is no contradiction, but it
+      // does keep local words from supporting a closed world.
+      const { name, prose } = words(tool);
+      const all = [...name, ...prose];
       const description = typeof tool['description'] === 'string' ? tool['description'] : '';
-      const remote = has(REMOTE, all) ?? (/\bhttps?:\/\//.test(description) ? 'a URL' : null);
-      if (remote !== null) return { verdict: 'contradicted', word: remote };
-      const local = has(LOCAL, all);
-      return local === null
-        ? { verdict: 'unsupported', word: null }
-        : { verdict: 'consistent', word: local };
+      const remote = has(REMOTE, all) !== null || /\bhttps?:\/\//.test(description);
+      return verdict(has(OPEN_ACTIONS, action.words), remote ? null : has(LOCAL, all));
     }
   }
 }
@@ -246,4 +279,30 @@ export function gradeFirstDeclaration(
       };
     }
   }
+}
+
+/**
+ * The severity of a relaxing flip of a declared value (false to true, or the reverse), or
+ * null to keep the table's. A vendor correcting its label declares a `list_…` or `get_…`
+ * tool read-only after `false`: `medium` when the tool's unchanged name and description
+ * support the new value. For destructiveHint only a tool whose action reads is supported: a
+ * tool that acts (creates, taps, clicks, installs) stays at the table, since hosts stop
+ * confirming it. A contradicted or unsupported flip, or one whose tool was renamed or
+ * redescribed in the same change, keeps the table.
+ */
+export function gradeDeclaredFlip(
+  hint: HintName,
+  table: Severity,
+  before: RawTool,
+  after: RawTool,
+): { base: Severity; basis: string } | null {
+  if (compareSeverity(table, 'medium') <= 0) return null;
+  if (before.name !== after.name || before['description'] !== after['description']) return null;
+  const { verdict, word } = plausibility(hint, after);
+  if (verdict !== 'consistent') return null;
+  if (hint === 'destructiveHint' && has(READS, actionOf(after).words) === null) return null;
+  return {
+    base: 'medium',
+    basis: `a declared value corrected to what the tool's unchanged name and description support ("${word ?? ''}"): lowered from ${table}`,
+  };
 }

@@ -41,15 +41,41 @@ describe('first declarations are graded by the tool’s own text (issue 11, prec
     expect(relaxed.record.severity.basis).toContain('contradicts ("delete")');
   });
 
-  it('a declared value that flips keeps the table’s severity', () => {
+  /** read_graph declared read-only after `false`, with `edit` applied to its new version. */
+  function readGraphCorrected(edit: (tool: RawTool) => void = () => {}) {
     const { before, after } = withChange('memory', 'read_graph', (tool) => {
       annotations(tool)['readOnlyHint'] = true;
+      edit(tool);
     });
     toolNamed(before, 'read_graph')['annotations'] = {
       ...annotations(toolNamed(before, 'read_graph')),
       readOnlyHint: false,
     };
-    expect(only(diffListings(before, after), 'annotation_relaxed').severity).toBe('critical');
+    return only(diffListings(before, after), 'annotation_relaxed');
+  }
+
+  it('a declared value that flips to what the unchanged name supports is medium', () => {
+    const relaxed = readGraphCorrected();
+    expect(relaxed.severity).toBe('medium');
+    expect(relaxed.record.severity.basis).toContain('support ("read")');
+  });
+
+  it('a declared value that flips along with a new description keeps the table’s severity', () => {
+    const relaxed = readGraphCorrected((tool) => {
+      tool['description'] = 'Read the entire knowledge graph, then forget it';
+    });
+    expect(relaxed.severity).toBe('critical');
+    expect(relaxed.record.severity.basis).toBeNull();
+  });
+
+  it('a declared value that flips against the tool’s action keeps the table’s severity', () => {
+    const { before, after } = withChange('memory', 'delete_entities', (tool) => {
+      annotations(tool)['readOnlyHint'] = true;
+    });
+    toolNamed(before, 'delete_entities')['annotations'] = { readOnlyHint: false };
+    const relaxed = only(diffListings(before, after), 'annotation_relaxed', 'readOnlyHint');
+    expect(relaxed.severity).toBe('critical');
+    expect(relaxed.record.severity.basis).toBeNull();
   });
 
   it('an unsupported first declaration is one level below the table', () => {
