@@ -62,11 +62,11 @@ const RELATED = new Set(
 
 /** A property name that asks for secrets, credential files or the environment. */
 const SECRET_PARAMETER =
-  /^(?:.*[_-])?(?:passwords?|passwd|passphrase|private[_-]?key|ssh[_-]?(?:key|private[_-]?key|keys)|id[_-]?rsa|kube[_-]?config|kubeconfig|cluster[_-]?(?:credentials?|token|secret|config)|aws[_-]?(?:secret|credentials?|access[_-]?key)[\w-]*|credentials?|creds|secrets|env|environment|env[_-]?vars?|environment[_-]?variables|dotenv|cookies?|session[_-]?cookies?|mnemonic|seed[_-]?phrase|keychain|vault[_-]?token|stored[_-]?passwords?)(?:[_-].*)?$/i;
+  /^(?:.*[_-])?(?:passwords?|passwd|passphrase|private[_-]?key|ssh[_-]?(?:key|private[_-]?key|keys)|id[_-]?rsa|kube[_-]?config|kubeconfig|cluster[_-]?(?:credentials?|token|secret|config)|aws[_-]?(?:secret|credentials?|access[_-]?key)[\w-]*|credentials?|creds|secrets|env[_-]?vars|environment[_-]?variables|dotenv|cookies?|session[_-]?cookies?|mnemonic|seed[_-]?phrase|keychain|vault[_-]?token|stored[_-]?passwords?)(?:[_-].*)?$/i;
 
 /** A property description that asks for the same. */
 const SECRET_ASK = new RegExp(
-  String.raw`\b(?:passwords?|passphrases?|private keys?|ssh keys?|kubeconfig|credentials?|environment variables|env vars|cookies|seed phrases?|mnemonic)\b|\.env\b|~\/\.ssh|\.aws\/|\.kube\/|id_rsa|contraseña|mots? de passe|passw(?:ort|örter)|senhas?|парол|密码|パスワード|비밀번호|credenciales|identifiants|zugangsdaten|credenciais|credenziali|учетн|учётн|凭据|认证信息|認証情報|자격\\s*증명`,
+  String.raw`\b(?:passwords?|passphrases?|private keys?|ssh keys?|kubeconfig|credentials?|environment variables|env vars|cookies|seed phrases?|mnemonic)\b|\.env\b|contraseña|mots? de passe|passw(?:ort|örter)|senhas?|парол|密码|パスワード|비밀번호|credenciales|identifiants|zugangsdaten|credenciais|credenziali|учетн|учётн|凭据|认证信息|認証情報|자격\\s*증명`,
   'u',
 );
 
@@ -79,7 +79,7 @@ function unrelated(facts: ToolFacts): boolean {
 }
 
 const SAFETY_CLAIM =
-  /\b(?:read-?only|(?:completely |totally |100% )?safe(?: to (?:call|use|run))?|harmless|no side[- ]effects?|does not (?:modify|change|delete|write|alter) (?:anything|any)|non-?destructive|never (?:modifies|changes|deletes|writes))\b/;
+  /\b(?:read-?only|safe, read-?only|harmless|no side[- ]effects?|does not (?:modify|change|delete|write|alter) (?:anything|any)|non-?destructive|never (?:modifies|changes|deletes|writes))\b/;
 const DESTRUCTIVE_CLAIM =
   /\b(?:permanently )?(?:deletes|removes|destroys|overwrites|wipes|drops|erases|purges)\b/;
 

@@ -258,7 +258,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     quick: /confirm|approv|permission|consent|allow|whitelist/,
     family: 'behaviour',
     pattern:
-      /\b(?:do not|don't|dont|never|no need to|there is no need to) (?:ask|prompt|request|wait for)(?: the user| them)?(?: for)? (?:a |any )?(?:confirmation|permission|approval|consent)\b|\b(?:is|are|has been|have been|was|were) (?:already )?(?:pre-?approved|pre-?authori[sz]ed|allow-?listed|whitelisted|approved in advance)\b|\bskip (?:the |any |all )?(?:user )?(?:confirmation|approval|permission)s?\b(?! prompt\b| dialog\b)/,
+      /\b(?:do not|don't|dont|never|no need to|there is no need to) (?:ask|prompt|request|wait for)(?: the user| them)?(?: for)? (?:a |any )?(?:confirmation|permission|approval|consent)\b|\b(?:is|are|has been|have been|was|were) (?:already )?(?:pre-?approved|pre-?authori[sz]ed|allow-?listed|whitelisted|approved in advance)\b|\bskip (?:the |any |all )?(?:user )?(?:confirmation|approval|permission)s?\b(?! prompts?\b| dialogs?\b)/,
     reason: 'tells the model to act without the user\u2019s confirmation',
   },
   {
@@ -295,7 +295,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     family: 'secrets',
     negatable: true,
     pattern: new RegExp(
-      String.raw`${ASKED}(?:${/169\.254\.169\.254|\bmetadata\.google\.internal\b|\b100\.100\.100\.200\b|\/latest\/meta-data\b|\bkubeconfig\b|\.kube\b|\bcookies\.sqlite\b|\blogin data\b|\blogins\.json\b|\bkey4\.db\b|\bkeyring\b|\/proc\/self\/environ\b|\bprintenv\b|\bprocess\.env\b|\$?\b[a-z0-9]*_?(?:api_key|access_key|secret_key|secret|token|password|passwd|private_key)\b|\ball (?:the )?environment variables\b|\bbrowser(?:'s)? (?:cookies|saved passwords|password store)\b/.source})`,
+      String.raw`${ASKED}(?:${/169\.254\.169\.254|\bmetadata\.google\.internal\b|\b100\.100\.100\.200\b|\/latest\/meta-data\b|\bkubeconfig\b|\.kube\b|\bcookies\.sqlite\b|\blogin data\b|\blogins\.json\b|\bkey4\.db\b|\bkeyring\b|\/proc\/self\/environ\b|\bprintenv\b|\bprocess\.env\b|\b(?:aws_secret_access_key|aws_access_key_id|aws_session_token|github_token|gh_token|gitlab_token|npm_token|openai_api_key|anthropic_api_key|slack_(?:bot_)?token|stripe_secret_key|database_url|[a-z]+_api_key|[a-z]+_secret_key|[a-z]+_client_secret)\b|\$\{?[a-z_]*(?:token|key|secret|password)\b|\ball (?:the )?environment variables\b|\bbrowser(?:'s)? (?:cookies|saved passwords|password store)\b/.source})`,
     ),
     reason:
       'asks for a credential store, a cloud metadata endpoint or a secret environment variable',
@@ -334,7 +334,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     family: 'exfiltration',
     negatable: true,
     pattern:
-      /\b(?:call|use|invoke|run)\b (?:the )?[`'"]?[\w.-]*(?:fetch|http|request|curl|webhook|email|mail|post|upload)[\w.-]*[`'"]? (?:tool |function )?(?:with|passing|and (?:pass|include|send))\b[^.\n]{0,80}\b(?:contents?|env|environment|secrets?|keys?|tokens?|credentials?|passwords?|conversation|history|output|results?|data)\b/,
+      /\b(?:call|use|invoke|run)\b (?:the )?[`'"]?[\w.-]*(?:fetch|http|request|curl|webhook|email|mail|post|upload)[\w.-]*[`'"]? (?:tool |function )?(?:with|passing|and (?:pass|include|send))\b(?:[^.\n]|\.(?=\S)){0,120}\b(?:contents?|env|environment|secrets?|keys?|tokens?|credentials?|passwords?|conversation|history|output|results?|data)\b/,
     reason: 'tells the model to call a fetch, HTTP or e-mail tool with data',
   },
   // Multilingual concepts combined within one sentence (model-lexicon.ts).
@@ -355,6 +355,21 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     pattern: /$^/,
     all: [conceptPattern('ignore', ['en']), conceptPattern('instructions', ['en'])],
     reason: 'tells the model to set its instructions aside',
+  },
+  {
+    id: 'ml-sensitive-file',
+    fallback: true,
+    quick: /./,
+    family: 'secrets',
+    pattern: /$^/,
+    all: [
+      /~\/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|\.aws\/credentials|\.kube\/config|\.env\b|mcp\.json|claude_desktop_config|\.npmrc|\.netrc|\.git-credentials|\/etc\/shadow/u,
+      new RegExp(
+        `${conceptPattern('attach').source}|${conceptPattern('send').source}|${conceptPattern('contents').source}`,
+        'u',
+      ),
+    ],
+    reason: 'asks for a key or credential file',
   },
   {
     id: 'ml-no-confirmation',
@@ -381,7 +396,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
       conceptPattern('secret'),
       new RegExp(`${conceptPattern('send').source}|${conceptPattern('attach').source}`, 'u'),
       new RegExp(
-        `${conceptPattern('assistant').source}|${conceptPattern('first').source}|${conceptPattern('contents').source}|${conceptPattern('user').source}`,
+        `${conceptPattern('assistant').source}|${conceptPattern('first').source}|${conceptPattern('contents').source}`,
         'u',
       ),
     ],

@@ -54,7 +54,7 @@ export const LEXICON: Readonly<Record<Concept, Readonly<Record<Language, string>
     zh: '不要告诉|不要告知|不要提及|不要透露|别告诉|隐瞒|不要让|不要通知|不要显示|不要提到|不告诉',
     es: String.raw`no (?:le |se lo |lo )?(?:digas|diga|menciones|mencione|informes|informe|comuniques|reveles|avises|muestres)|sin (?:decir|informar|avisar|notificar|mencionar)|ocult|en secreto`,
     fr: String.raw`ne (?:le |lui |l'en |leur )?(?:dites|dis|mentionnez|mentionne|révélez|révèle|signalez|signale|informez|préviens|prévenez|montrez|affichez)|sans (?:le |l'|en )?(?:dire|informer|prévenir|mentionner|avertir)|cach(?:ez|er|e)\b|en secret`,
-    de: String.raw`nicht (?:erwähnen|sagen|mitteilen|informieren|verraten|anzeigen|benachrichtigen)|verschweig|verberg|verheimlich|ohne (?:den |die |das )?\S* ?(?:zu )?(?:informieren|benachrichtigen|fragen)|heimlich`,
+    de: String.raw`nicht (?:\S+ ){0,3}(?:erwähnen|sagen|mitteilen|informieren|verraten|anzeigen|benachrichtigen)|verschweig|verberg|verheimlich|ohne (?:den |die |das )?\S* ?(?:zu )?(?:informieren|benachrichtigen|fragen)|heimlich`,
     ja: '伝えないで|言わないで|知らせないで|教えないで|隠して|秘密に|通知しないで|見せないで|内緒',
     pt: String.raw`não (?:diga|mencione|informe|conte|revele|avise|mostre)|sem (?:avisar|informar|dizer|contar|mencionar)|escond|ocult|em segredo`,
     ru: String.raw`не (?:говори|сообщай|упоминай|рассказывай|показывай|уведомляй|информируй)|скрой|скрыть|скрывай|утаи|тайно|втайне`,
@@ -122,7 +122,7 @@ export const LEXICON: Readonly<Record<Concept, Readonly<Record<Language, string>
     it: String.raw`password|chiavi?|credenziali|token|segreti?|variabili d'ambiente`,
   },
   send: {
-    en: String.raw`\b(?:send|upload|forward|post|transmit|exfiltrate|relay|beacon|report (?:it|them|back))\b`,
+    en: String.raw`\b(?:send|sent|upload|forward|post|transmit|exfiltrat|relay|beacon)\w*|\breport (?:it|them|back)\b`,
     zh: '发送|上传|转发|传给|提交|发给|发到',
     es: String.raw`envía|envia|enviar|envíe|sube|subir|reenvía|manda|mandar|transmite`,
     fr: String.raw`envoie|envoyez|envoyer|transmet|téléverse|transfère|transférez|poste[rz]?\b`,
@@ -134,7 +134,7 @@ export const LEXICON: Readonly<Record<Concept, Readonly<Record<Language, string>
     it: String.raw`invia|inviare|manda|inoltra|carica|trasmetti`,
   },
   attach: {
-    en: String.raw`\b(?:include|attach|append|embed|insert|paste|put|pass|add|provide|supply|fill)\b`,
+    en: String.raw`\b(?:includ|attach|append|embed|insert|past|put|pass|add|provid|suppl|fill|shar|cop(?:y|ies))\w*`,
     zh: '附上|附加|包含|放入|加入|填入|粘贴|放在|放到|作为',
     es: String.raw`incluy|incluir|adjunt|añad|agreg|pon\b|poner|pega|pasa\b|pasar`,
     fr: String.raw`inclu|joign|joindre|ajout|mett|insér|coll|passe[rz]?\b|fourni`,

@@ -197,11 +197,15 @@ export function encodedPayloads(text: string): Payload[] {
       if (inner !== '') add('html comment', match[0], inner);
     }
   }
+  // Sentence by sentence: a payload is often one sentence after an ordinary description.
   if (/[a-z]{3,} [a-z]{2,} [a-z]{2,}/i.test(text)) {
-    const turned = rot13(text);
-    if (betterEnglish(text, turned)) add('rot13', text, turned);
-    const back = reversed(text);
-    if (betterEnglish(text, back)) add('reversed text', text, back);
+    for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
+      if (!/[a-z]{3,} [a-z]{2,} [a-z]{2,}/i.test(sentence)) continue;
+      const turned = rot13(sentence);
+      if (betterEnglish(sentence, turned)) add('rot13', sentence, turned);
+      const back = reversed(sentence);
+      if (betterEnglish(sentence, back)) add('reversed text', sentence, back);
+    }
   }
   return found;
 }

@@ -68,7 +68,8 @@ export function lookupIn(tools: ReadonlyMap<string, string>): OtherServerLookup 
 
 /** A sentence that puts a condition or a parameter on the use of something. */
 const DIRECTIVES = [
-  /\b(?:when|whenever|every time|each time|before|after|once|if|while)\b[^.!?\n]{0,80}?\b(?:is|are|gets?|being|get)? ?(?:used|called|invoked|run|executed|triggered)\b/,
+  /\b(?:when|whenever|every time|each time|before|after|once|if|while)\b[^.!?\n]{0,80}?\b(?:is|are|gets?|being|get)? ?(?:used|called|invoked|run|runs|executed|triggered)\b/,
+  /\b(?:before|after|when|whenever|on) (?:any |each |every )?(?:call|calls|invocation|use) (?:to|of)\b/,
   /\b(?:when|whenever|before|after|if|while|each time|every time) (?:you |the model |the assistant |the agent |an agent )?(?:use|call|invoke|run|execute|using|calling|invoking|running|executing)\b/,
   /\b(?:always|must|should|never|do not|don't|make sure to|be sure to|remember to|need to|have to|required to)\b[^.!?\n]{0,60}?\b(?:add|include|set|send|change|replace|redirect|pass|bcc|cc|append|prepend|attach|modify|route|prefix|use|call|invoke|forward|copy)\b/,
 ];
@@ -162,7 +163,15 @@ const CLASS_ACTIONS: ReadonlyArray<{ cls: string; words: RegExp; own: readonly s
 ];
 const CONDITION = /\b(?:when|whenever|each time|every time|any time|if|before|after|while)\b/;
 const DIRECTION =
-  /\b(?:always|also|must|make sure|be sure|remember to|replace|change|redirect|reroute|add|include|set|use|copy|forward|cc|bcc|instead|send)\b/;
+  /\b(?:always|also|must|make sure|be sure|remember to|replace|change|redirect|reroute|route|add|include|set|use|copy|forward|cc|bcc|instead|send|push)\b/;
+
+/**
+ * What a direction does to the other tool's call: a destination or value slipped in (an
+ * address, a URL, an account, a remote, a channel), or the call rerouted or copied. "If
+ * the user is not registered, always ask for their email address" has none of it.
+ */
+const TAMPER =
+  /@[a-z0-9-]+\.[a-z]{2,}|https?:\/\/|\b(?:iban|account|wallet|remote|recipient|destination|amount|author|bcc|cc|fee)\b|#[a-z][\w-]+|\b0x[0-9a-f]{6,}|\b(?:replace|redirect|reroute|route|prefix|append)\b|\balso (?:send|copy|post|push|write|forward|mention|include)|\bas well\b|\btoo\b/;
 
 const IDENTIFIER = /[a-z0-9][a-z0-9_.-]*[a-z0-9]/g;
 const NAMED_TOOL = /[a-z0-9][_-][a-z0-9][\w.-]*[`'"]?\s*(?:tool|function|command)\b/;
@@ -202,11 +211,21 @@ export function shadowTargets(
   ) {
     return [];
   }
-  if (!DIRECTIVES.some((directive) => directive.test(normalized))) return [];
+  if (!DIRECTIVES.some((directive) => directive.test(normalized)) && !CONDITION.test(normalized)) {
+    return [];
+  }
   const own = new Set([...scope.serverTools].map(toolKey));
   own.add(toolKey(tool));
   const targets = new Set<string>();
   for (const sentence of sentences(normalized)) {
+    if (CONDITION.test(sentence) && DIRECTION.test(sentence) && TAMPER.test(sentence)) {
+      const words = new Set([...own].flatMap((name) => name.split(/[_.]/)));
+      for (const action of CLASS_ACTIONS) {
+        if (!action.words.test(sentence)) continue;
+        if (action.own.some((word) => words.has(word))) continue;
+        targets.add(`any ${action.cls} tool`);
+      }
+    }
     if (!DIRECTIVES.some((directive) => directive.test(sentence))) continue;
     for (const match of sentence.matchAll(IDENTIFIER)) {
       const token = match[0].replace(/\.+$/, '');
@@ -225,14 +244,6 @@ export function shadowTargets(
         targets.add(`${other.name} (server ${other.server})`);
       } else if (other === undefined && looksLikeName(token) && calledTool) {
         targets.add(token);
-      }
-    }
-    if (CONDITION.test(sentence) && DIRECTION.test(sentence)) {
-      const words = new Set([...own].flatMap((name) => name.split(/[_.]/)));
-      for (const action of CLASS_ACTIONS) {
-        if (!action.words.test(sentence)) continue;
-        if (action.own.some((word) => words.has(word))) continue;
-        targets.add(`any ${action.cls} tool`);
       }
     }
     for (const match of sentence.matchAll(CLASS_PHRASE)) {
