@@ -7,14 +7,40 @@ import unhomoglyph from 'unhomoglyph';
  * from Unicode's confusables.txt; none is written by hand here.
  */
 export function skeleton(text: string): string {
-  return unhomoglyph(text.normalize('NFD')).normalize('NFD');
+  let out = '';
+  for (const char of text.normalize('NFD')) {
+    // The table maps single code points; one lookup each, remembered (the package's own
+    // replace runs a regular expression of thousands of alternatives over the string).
+    let proto = PROTOTYPES.get(char);
+    if (proto === undefined) {
+      proto = unhomoglyph(char);
+      PROTOTYPES.set(char, proto);
+    }
+    out += proto;
+  }
+  return out.normalize('NFD');
 }
+
+const PROTOTYPES = new Map<string, string>();
 
 /**
  * The skeleton tool names are compared by: case and `-`/`_` do not tell tools apart for a
  * reader either, and combining marks (an accent on a Latin letter) are dropped.
  */
+const NAMES = new Map<string, string>();
+
 export function nameSkeleton(name: string): string {
+  let known = NAMES.get(name);
+  if (known === undefined) {
+    known = computeNameSkeleton(name);
+    // Tool names repeat across listings; the cache stays small enough to keep whole.
+    if (NAMES.size > 100_000) NAMES.clear();
+    NAMES.set(name, known);
+  }
+  return known;
+}
+
+function computeNameSkeleton(name: string): string {
   return skeleton(name.normalize('NFKC'))
     .replace(/\p{M}+/gu, '')
     .toLowerCase()

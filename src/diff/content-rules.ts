@@ -499,8 +499,16 @@ function allMatch(
   parts: readonly RegExp[],
   plain: string,
   sentences: () => string[],
+  memo: Map<RegExp, boolean>,
 ): string | null {
-  if (!parts.every((part) => part.test(plain))) return null;
+  for (const part of parts) {
+    let found = memo.get(part);
+    if (found === undefined) {
+      found = part.test(plain);
+      memo.set(part, found);
+    }
+    if (!found) return null;
+  }
   for (const sentence of sentences()) {
     if (parts.every((part) => part.test(sentence))) {
       const text = sentence.trim();
@@ -529,6 +537,8 @@ export function matchRules(
   const forms = [normalized, ...variants.filter((form) => form !== null)];
   let split: string[] | null = null;
   const sentences = () => (split ??= sentencesOf(plain));
+  // Rules share concept patterns: each is tested on the whole text once.
+  const memo = new Map<RegExp, boolean>();
   const out: RuleMatch[] = [];
   for (const rule of CONTENT_RULES) {
     let text: string | null = null;
@@ -541,7 +551,7 @@ export function matchRules(
       continue;
     }
     if (rule.all !== undefined) {
-      text = allMatch(rule.all, plain, sentences);
+      text = allMatch(rule.all, plain, sentences, memo);
     } else {
       for (const form of forms) {
         text = ruleMatch(rule, form);

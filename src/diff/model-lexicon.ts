@@ -172,7 +172,18 @@ export const LEXICON: Readonly<Record<Concept, Readonly<Record<Language, string>
 };
 
 /** One pattern for a concept across every language. */
+const PATTERNS = new Map<string, RegExp>();
+
 export function conceptPattern(concept: Concept, except: readonly Language[] = []): RegExp {
+  const key = `${concept} ${except.join(',')}`;
+  const known = PATTERNS.get(key);
+  if (known !== undefined) return known;
+  const pattern = buildPattern(concept, except);
+  PATTERNS.set(key, pattern);
+  return pattern;
+}
+
+function buildPattern(concept: Concept, except: readonly Language[]): RegExp {
   const parts = Object.entries(LEXICON[concept])
     .filter(([language]) => !except.includes(language as Language))
     .map(([, words]) => `(?:${words})`);

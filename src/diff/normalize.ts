@@ -95,9 +95,15 @@ export function foldLeetspeak(normalized: string): string | null {
   if (!/[a-z][013457@$!]|[013457@$!][a-z]/.test(normalized)) return null;
   let changed = false;
   const folded = normalized.replace(/[a-z0-9@$!]*[a-z][a-z0-9@$!]*/g, (word) => {
-    if (!/[013457@$!]/.test(word) || !/[a-z]{2}|[a-z][013457@$!][a-z]/.test(word)) return word;
-    // A trailing "!" ends a sentence; hex digits and version tags stay.
-    if (/^[0-9a-f]+$/.test(word) || /^v?\d/.test(word)) return word;
+    if (!/[013457@$!]/.test(word) || !/[a-z]/.test(word)) return word;
+    // A trailing "!" ends a sentence; hex digits, versions and numbers with a unit stay.
+    if (
+      /^[0-9a-f]+$/.test(word) ||
+      /^v\d/.test(word) ||
+      /^\d+(?:ms|s|m|h|d|k|kb|mb|gb|px|x)$/.test(word)
+    ) {
+      return word;
+    }
     const core = word.replace(/!+$/, '');
     const rest = word.slice(core.length);
     const next = core.replace(/[013457@$!]/g, (char) => LEET[char] ?? char);

@@ -27,6 +27,22 @@ export function toolKey(name: string): string {
   return name.toLowerCase().replace(/-/g, '_');
 }
 
+const SKELETONS = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
+
+/** This listing's tool names by skeleton, built once per listing. */
+function ownSkeletons(names: ReadonlySet<string>): Map<string, string[]> {
+  let map = SKELETONS.get(names);
+  if (map === undefined) {
+    map = new Map();
+    for (const name of names) {
+      const key = nameSkeleton(name);
+      map.set(key, [...(map.get(key) ?? []), name]);
+    }
+    SKELETONS.set(names, map);
+  }
+  return map;
+}
+
 /** A lookup over a map of tool name → server name, by the skeleton of the name. */
 export function skeletonLookupIn(tools: ReadonlyMap<string, string>): OtherServerLookup {
   let bySkeleton: Map<string, { name: string; server: string }> | null = null;
@@ -46,9 +62,8 @@ export function skeletonLookupIn(tools: ReadonlyMap<string, string>): OtherServe
 export function confusableTargets(name: string, scope: ShadowScope): string[] {
   const key = nameSkeleton(name);
   const targets: string[] = [];
-  for (const own of scope.serverTools) {
-    if (own !== name && nameSkeleton(own) === key)
-      targets.push(`a look-alike of ${own} (this server)`);
+  for (const own of ownSkeletons(scope.serverTools).get(key) ?? []) {
+    if (own !== name) targets.push(`a look-alike of ${own} (this server)`);
   }
   const other = scope.otherServerToolBySkeleton?.(key);
   if (other !== undefined && other.name !== name) {
