@@ -40,7 +40,7 @@ const READS = forms(
     'read get list search find query show view describe inspect lookup look count fetch ' +
       'retrieve open browse explore check status info stat tree echo peek preview validate ' +
       'verify analyze analyse compare diff sum calculate compute snapshot screenshot ' +
-      'capture wait resolve return lint explain summarize download',
+      'capture wait resolve return lint explain summarize download scrape crawl extract',
   ),
 );
 /** Words in a tool's name that say it changes something (broad: names are terse). */

@@ -4,14 +4,18 @@ import {
   CONTENT_KINDS,
   checkFirstListing,
   diffListings,
+  changeSeverity,
+  severityAtLeast,
   type DiffResult,
+  type Finding,
+  type Severity,
 } from '../../src/diff/index.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 
 /*
- * Precision on real releases (issue 11): consecutive published versions of nine servers,
- * captured once (test/fixtures/listings/releases/README.md), diffed as mcp-drift would
- * diff them when a server is upgraded under it.
+ * Precision on real releases: consecutive published versions of published servers,
+ * captured by scripts/capture-listings.mjs (test/fixtures/listings/releases/README.md),
+ * diffed as mcp-drift would diff them when a server is upgraded under it.
  */
 
 interface Release {
@@ -58,10 +62,136 @@ function diff(before: Release, after: Release): DiffResult {
   });
 }
 
-describe('real releases (issue 11, precision)', () => {
+/** The nine servers of the first capture; the pairs of the others are counted apart. */
+const FIRST_CAPTURE = new Set([
+  '@modelcontextprotocol/server-filesystem',
+  '@modelcontextprotocol/server-memory',
+  '@modelcontextprotocol/server-everything',
+  '@modelcontextprotocol/server-sequential-thinking',
+  '@playwright/mcp',
+  '@wonderwhy-er/desktop-commander',
+  '@upstash/context7-mcp',
+  'mongodb-mcp-server',
+  'chrome-devtools-mcp',
+]);
+
+const pairName = (before: Release, after: Release) =>
+  `${before.package} ${before.version} -> ${after.version}`;
+
+/**
+ * The releases that must alert at high or above, and why: mobile-mcp 1.0.3 declares
+ * destructiveHint false on the tools that tap, click, type, install and launch, which it
+ * had declared destructive, so hosts stop confirming them. Every other pair is ordinary.
+ */
+const ALERTING = new Map([
+  [
+    '@mobilenext/mobile-mcp 1.0.2 -> 1.0.3',
+    'destructiveHint true -> false on tools that act on the device',
+  ],
+]);
+
+/**
+ * Content findings on real text that the content checks get wrong, kept so that they show:
+ * neon's prepare_database_migration wraps its own answer format in `<response_instructions>`
+ * and `<instructions>` tags, which the instruction-tag rule reads as an override. Only these
+ * may be flagged on first sight; a pair they lift to high counts by its other findings.
+ */
+const CONTENT_FALSE_POSITIVES = new Set([
+  '@neondatabase/mcp-server-neon prepare_database_migration instruction_injection',
+]);
+
+function isKnownFalsePositive(pkg: string, finding: Finding): boolean {
+  return CONTENT_FALSE_POSITIVES.has(`${pkg} ${finding.tool} ${finding.kind}`);
+}
+
+const graded = pairs.map(({ before, after }) => {
+  const result = diff(before, after);
+  const counted = changeSeverity(
+    result.findings.filter((f) => !isKnownFalsePositive(after.package, f)),
+  );
+  return { pair: pairName(before, after), result, counted };
+});
+
+describe('real releases (precision)', () => {
   it('has the captured releases', () => {
-    expect(all.size).toBe(9);
-    expect(pairs.length).toBeGreaterThanOrEqual(70);
+    expect(all.size).toBeGreaterThanOrEqual(9 + 15);
+    expect(pairs.length).toBeGreaterThanOrEqual(74 + 40);
+    const others = pairs.filter(({ after }) => !FIRST_CAPTURE.has(after.package));
+    expect(others.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('no ordinary release is high or above', () => {
+    // The table, for a reader of the test output: every pair and its severity.
+    console.log(
+      graded
+        .map(({ pair, result, counted }) => {
+          const note =
+            counted === result.severity
+              ? ''
+              : ` (${counted} without known content false positives)`;
+          return `${result.severity.padEnd(8)} ${pair}${note}`;
+        })
+        .join('\n'),
+    );
+    const alerting = graded
+      .filter(({ counted }) => severityAtLeast(counted, 'high'))
+      .map(({ pair }) => pair);
+    expect(alerting).toEqual([...ALERTING.keys()]);
+  });
+
+  it('a release that flips destructiveHint true -> false on tools that act stays high', () => {
+    const { result } = graded.find(({ pair }) => pair === '@mobilenext/mobile-mcp 1.0.2 -> 1.0.3')!;
+    const flipped = result.findings.filter(
+      (f) => f.kind === 'annotation_relaxed' && f.field === 'destructiveHint',
+    );
+    const acting = flipped.filter((f) => /tap|click|install|press|swipe|type/.test(f.tool ?? ''));
+    expect(acting.map((f) => f.tool)).toEqual(
+      expect.arrayContaining([
+        'mobile_double_tap_on_screen',
+        'mobile_click_on_screen_at_coordinates',
+        'mobile_install_app',
+      ]),
+    );
+    for (const finding of acting) {
+      expect([finding.tool, severityAtLeast(finding.severity, 'high')]).toEqual([
+        finding.tool,
+        true,
+      ]);
+    }
+  });
+
+  it('every label a vendor later reversed alerted when it was relaxed', () => {
+    const reversed: string[] = [];
+    for (const list of all.values()) {
+      const relaxed: Array<{ pair: string; tool: string | null; hint?: string; severity: string }> =
+        [];
+      list.slice(1).forEach((after, index) => {
+        const { result } = graded.find(({ pair }) => pair === pairName(list[index]!, after))!;
+        for (const f of result.findings) {
+          if (f.kind === 'annotation_relaxed') {
+            relaxed.push({
+              pair: pairName(list[index]!, after),
+              tool: f.tool,
+              hint: f.field,
+              severity: f.severity,
+            });
+          } else if (f.kind === 'annotation_tightened') {
+            for (const r of relaxed.filter((r) => r.tool === f.tool && r.hint === f.field)) {
+              reversed.push(`${r.pair} ${r.tool} ${r.hint}`);
+              expect([r.pair, r.tool, severityAtLeast(r.severity as Severity, 'medium')]).toEqual([
+                r.pair,
+                r.tool,
+                true,
+              ]);
+            }
+          }
+        }
+      });
+    }
+    // filesystem's move_file, declared non-destructive in 2025.11.25 and destructive again later.
+    expect(reversed).toContain(
+      '@modelcontextprotocol/server-filesystem 2025.8.21 -> 2025.11.25 move_file destructiveHint',
+    );
   });
 
   it.each(
@@ -69,20 +199,10 @@ describe('real releases (issue 11, precision)', () => {
       .flat()
       .map((release) => [`${release.package}@${release.version}`, release] as const),
   )('%s seen for the first time has no content finding', (_name, release) => {
-    const found = checkFirstListing(release.tools).findings.filter((f) =>
-      CONTENT_KINDS.has(f.kind),
+    const found = checkFirstListing(release.tools).findings.filter(
+      (f) => CONTENT_KINDS.has(f.kind) && !isKnownFalsePositive(release.package, f),
     );
     expect(found.map((f) => `${f.tool} ${f.kind} ${f.field}`)).toEqual([]);
-  });
-
-  it('ordinary releases: none critical, at most one high in every forty pairs', () => {
-    const severities = pairs.map(({ before, after }) => ({
-      pair: `${before.package} ${before.version} -> ${after.version}`,
-      severity: diff(before, after).severity,
-    }));
-    expect(severities.filter((s) => s.severity === 'critical')).toEqual([]);
-    const high = severities.filter((s) => s.severity === 'high');
-    expect(high.length).toBeLessThanOrEqual(Math.floor(pairs.length / 40));
   });
 
   it('the label filesystem later reversed (move_file declared non-destructive) alerts at medium', () => {
