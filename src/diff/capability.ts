@@ -52,7 +52,8 @@ const RELATED = new Set(
     'auth authenticate authorize login logon signin sign connect connection credential credentials ' +
     'password passwords secret secrets vault key keys token tokens ssh ssl tls cert certificate ' +
     'cluster clusters kube kubectl kubernetes k8s helm deploy deployment aws gcp azure cloud ' +
-    'db database sql postgres postgresql mysql redis mongo mongodb sqlite query ' +
+    'db database sql postgres postgresql pg psql mysql redis mongo mongodb sqlite query ' +
+    'redshift snowflake bigquery supabase neon heroku ' +
     'env environment config configure configuration setup settings init ' +
     'run exec execute command shell terminal process spawn start launch script docker container ' +
     'user users account accounts register session cookie cookies browser wallet crypto encrypt decrypt ' +

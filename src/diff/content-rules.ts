@@ -324,7 +324,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     quick: /\.|subdomain|dns|hostname/,
     family: 'exfiltration',
     pattern:
-      /(?:\{\{?|\$\{?|<)[a-z_]*(?:data|secret|token|key|contents?|env|password|output|b64|hex|encoded)[a-z_]*(?:\}\}?|>)\.[a-z0-9-]+\.[a-z]{2,}|\b(?:as|into|in|to) (?:a |the )?(?:subdomain|dns label|hostname)s? of\b|\b(?:nslookup|dig|resolve|ping)\b[^.\n]{0,40}(?:\$\(|\{|<)/,
+      /(?:\{\{?|\$\{?|<)[a-z_]*(?:data|secret|token|key|contents?|env|password|output|b64|hex|encoded)[a-z_]*(?:\}\}?|>)\.[a-z0-9-]+\.[a-z]{2,}|\b(?:encode|encoding|put|putting|embed|embedding|place|placing|prepend)\b[^.\n]{0,60}\b(?:as|into|in) (?:a |the )?(?:subdomain|dns label|hostname)s?\b|\b(?:nslookup|dig|resolve|ping)\b[^.\n]{0,40}(?:\$\(|\{|<)/,
     reason: 'data put into a host name: looking it up sends the data to its DNS server',
   },
   {
