@@ -1,4 +1,5 @@
-import { listChangeViews, showChange } from '../changes/change-views.js';
+import { changeFeed, showChange } from '../changes/change-views.js';
+import { kindOf, severityOf, timeOf } from '../console/params.js';
 import { formatFindingsText, sanitizeForTerminal, type Finding } from '../diff/index.js';
 import type { DeclaredHint } from '../diff/hints.js';
 import { Problems } from '../problems.js';
@@ -6,26 +7,50 @@ import type { CommandRun } from './command-run.js';
 import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine, printText, short } from './output.js';
 
-/** `mcp-drift changes [--server NAME]`: recorded changes, newest first. */
+/**
+ * `mcp-drift changes [--server NAME] [--severity LEVEL] [--since WHEN] [--kind KIND]`:
+ * recorded changes, newest first, through the console's feed and its filter parsing, so
+ * that a filter means the same in the terminal as on the changes page.
+ */
 export async function changesCommand(run: CommandRun): Promise<void> {
-  const opts = run.opts as { server?: string; limit?: string; json?: boolean };
+  const opts = run.opts as {
+    server?: string;
+    severity?: string;
+    since?: string;
+    kind?: string;
+    limit?: string;
+    json?: boolean;
+  };
   const problems = new Problems();
   const limit = limitFlag(problems, opts.limit);
+  const minSeverity = problems.check(() => severityOf('--severity', opts.severity));
+  const since = problems.check(() => timeOf('--since', opts.since, new Date()));
+  const kind = problems.check(() => kindOf(opts.kind, '--kind'));
   problems.throwIfAny();
   const ctx = await run.context();
-  const view = await ctx.withDatabase((db) => listChangeViews(db, { server: opts.server, limit }));
-  if (opts.json) return printJson(view);
-  if (view.changes.length === 0) return printLine('no changes recorded');
+  const feed = await ctx.withDatabase((db) =>
+    changeFeed(db, { server: opts.server, minSeverity, since, kind, limit }),
+  );
+  if (opts.json) return printJson({ changes: feed.changes });
+  if (feed.changes.length === 0) {
+    const filtered = [opts.server, opts.severity, opts.since, opts.kind].some(
+      (value) => value !== undefined,
+    );
+    return printLine(filtered ? 'no changes match these filters' : 'no changes recorded');
+  }
   printLine(
     formatTable(
-      ['ID', 'SERVER', 'DETECTED', 'SEVERITY', 'LISTING', 'NOTIFIED'],
-      view.changes.map((row) => [
+      ['ID', 'SERVER', 'DETECTED', 'SEVERITY', 'LISTING', 'NOTIFIED', 'HEADLINE'],
+      feed.changes.map((row) => [
         String(row.id),
         row.server,
         row.detectedAt,
         row.severity,
         `${short(row.fromHash)} -> ${short(row.toHash)}`,
         row.notificationSeen === null ? '-' : row.notificationSeen ? 'yes' : 'no',
+        row.headline
+          ? `${row.headline.tool ?? '(whole listing)'}: ${row.headline.kind}${row.findings > 1 ? ` (+${row.findings - 1} more)` : ''}`
+          : '-',
       ]),
     ),
   );
