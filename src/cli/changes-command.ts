@@ -56,14 +56,19 @@ export async function changesCommand(run: CommandRun): Promise<void> {
   );
 }
 
-/** `mcp-drift change show ID`: one change with the full interpretation record of each finding. */
+/**
+ * `mcp-drift change show ID [--details]`: one change, what its findings share (the server's
+ * trust posture, the stale-session exposure) once, and each finding's own record with
+ * `--details`. Printed per finding, the shared sentences made four findings 60 lines.
+ */
 export async function changeShowCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { json?: boolean; details?: boolean };
   const problems = new Problems();
   const id = positiveInteger(problems, 'ID', run.args[0]!);
   problems.throwIfAny();
   const ctx = await run.context();
   const detail = await ctx.withDatabase((db) => showChange(db, id));
-  if (run.opts.json) return printJson(detail);
+  if (opts.json) return printJson(detail);
   const { change, findings } = detail;
   printLine(
     `change ${change.id} of ${change.server}, ${change.detectedAt}: severity ${change.severity}`,
@@ -74,15 +79,39 @@ export async function changeShowCommand(run: CommandRun): Promise<void> {
   );
   printLine();
   printText(formatFindingsText({ severity: change.severity, findings }));
-  for (const finding of findings) {
+  const shared = sharedRecordLines(findings);
+  if (shared.length > 0) {
     printLine();
-    printLine(recordText(finding));
+    printLine(shared.map(sanitizeForTerminal).join('\n'));
+  }
+  if (opts.details) {
+    for (const finding of findings) {
+      printLine();
+      printLine(recordText(finding));
+    }
   }
   printLine();
+  if (!opts.details && findings.length > 0) {
+    printLine(`each finding's record: mcp-drift change show ${change.id} --details`);
+  }
   printLine(`approve: mcp-drift baseline approve ${change.server} --listing ${change.toHash}`);
 }
 
-/** The interpretation record (design §5) of one finding, as indented lines. */
+/**
+ * What the findings of one change have in common, each distinct value once: the trust
+ * posture is the server's and the exposure the change's, so they are almost always one.
+ */
+function sharedRecordLines(findings: Finding[]): string[] {
+  const distinct = (values: string[]) => [...new Set(values)];
+  return [
+    ...distinct(
+      findings.map(({ record }) => `trust: ${record.trust.level}: ${record.trust.implication}`),
+    ),
+    ...distinct(findings.map(({ record }) => `stale sessions: ${record.staleSessions.exposure}`)),
+  ];
+}
+
+/** A finding's own interpretation record (design §5), as indented lines. */
 function recordText(finding: Finding): string {
   const { record } = finding;
   const lines = [
@@ -97,12 +126,7 @@ function recordText(finding: Finding): string {
       );
     }
   }
-  lines.push(
-    `  trust: ${record.trust.level}: ${record.trust.implication}`,
-    `  effect: ${record.effect}`,
-    `  stale sessions: ${record.staleSessions.exposure}`,
-    `  control: ${record.control.text}`,
-  );
+  lines.push(`  effect: ${record.effect}`, `  control: ${record.control.text}`);
   if (record.severity.escalations.length > 0) {
     lines.push(
       `  severity: ${record.severity.base}, escalated: ${record.severity.escalations.join('; ')}`,

@@ -244,10 +244,15 @@ Every listing command takes --json. Configuration comes from the environment or 
   jsonFlag(
     change
       .command('show')
-      .summary('one change with the full interpretation record of each finding')
-      .argument('<ID>', 'a change id, as `mcp-drift changes` lists them'),
+      .summary('one change: its findings, trust posture and stale-session exposure')
+      .argument('<ID>', 'a change id, as `mcp-drift changes` lists them')
+      // Not --verbose: that is the global flag for stack traces.
+      .option('--details', 'also print each finding’s own interpretation record'),
   )
-    .addHelpText('after', examples('mcp-drift change show 12'))
+    .addHelpText(
+      'after',
+      examples('mcp-drift change show 12', 'mcp-drift change show 12 --details'),
+    )
     .action(lazy(async () => (await import('./changes-command.js')).changeShowCommand));
 
   const alerts = program

@@ -10,10 +10,10 @@ import { backend, createTestDatabase, type TestDatabase } from '../support/datab
 import { listed, relaxed } from '../support/probe-results.js';
 
 /*
- * `changes --severity/--since/--kind` and `alerts list --server` against changes the
- * recorder wrote: an old critical relaxation on one server, a recent low description
- * change on another. Each filter must keep one and drop the other, so a filter that is
- * ignored fails.
+ * `changes --severity/--since/--kind`, `alerts list --server` and `change show` against
+ * changes the recorder wrote: an old critical relaxation on one server, a recent low change
+ * of three descriptions on another. Each filter must keep one and drop the other, so a
+ * filter that is ignored fails.
  */
 
 const memory: RawTool[] = JSON.parse(readFileSync('test/fixtures/listings/memory.json', 'utf8'));
@@ -66,7 +66,9 @@ beforeAll(async () => {
     const recent = await newServer('recent-low');
     await observe(recent, memory, new Date(now - 3_600_000));
     const reworded = memory.map((tool) =>
-      tool.name === 'read_graph' ? { ...tool, description: 'Read the whole graph, slowly' } : tool,
+      ['read_graph', 'search_nodes', 'open_nodes'].includes(tool.name)
+        ? { ...tool, description: `${tool.description} (reworded)` }
+        : tool,
     );
     await observe(recent, reworded, new Date(now - 60_000), '0.6.4');
   } finally {
@@ -161,5 +163,29 @@ describe(`changes and alerts filters in the CLI (${backend})`, () => {
     expect(none.stdout).toBe('no failed alerts of recent-low\n');
     const missing = await cli('alerts', 'list', '--server', 'nope');
     expect(missing.code).toBe(3);
+  });
+});
+
+describe(`change show (${backend})`, () => {
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  it('prints what the findings share once, and their own records only with --details', async () => {
+    const [change] = await changes('--server', 'recent-low');
+    const plain = await cli('change', 'show', String(change!.id));
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(count(plain.stdout, 'stale sessions: ')).toBe(1);
+    expect(count(plain.stdout, 'trust: untrusted: ')).toBe(1);
+    expect(count(plain.stdout, '  effect: ')).toBe(0);
+    expect(plain.stdout).toContain(`mcp-drift change show ${change!.id} --details`);
+
+    const detailed = await cli('change', 'show', String(change!.id), '--details');
+    expect(detailed.code, detailed.stderr).toBe(0);
+    expect(count(detailed.stdout, 'stale sessions: ')).toBe(1);
+    expect(count(detailed.stdout, 'trust: untrusted: ')).toBe(1);
+    expect(count(detailed.stdout, '  effect: ')).toBe(3);
+    for (const tool of ['read_graph', 'search_nodes', 'open_nodes']) {
+      expect(detailed.stdout).toContain(`${tool}: description_changed`);
+    }
+    expect(plain.stdout.split('\n').length).toBeLessThan(detailed.stdout.split('\n').length);
   });
 });
