@@ -24,27 +24,6 @@ export interface ChangeView {
   notificationSeen: boolean | null;
 }
 
-/** Recorded changes, newest first, of every server or of the one named. */
-export async function listChangeViews(
-  db: Database,
-  options: { server?: string; limit: number },
-): Promise<{ changes: ChangeView[] }> {
-  const serverId =
-    options.server === undefined ? undefined : (await getServer(db, options.server)).id;
-  const rows = await listChanges(db, { serverId, limit: options.limit });
-  return {
-    changes: rows.map((row) => ({
-      id: row.id,
-      server: row.server,
-      detectedAt: row.detectedAt.toISOString(),
-      severity: row.severity,
-      fromHash: row.fromHash,
-      toHash: row.toHash,
-      notificationSeen: row.notificationSeen,
-    })),
-  };
-}
-
 export interface FeedFilter {
   server?: string;
   /** Only changes at least this severe. */

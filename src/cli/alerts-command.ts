@@ -6,18 +6,24 @@ import type { CommandRun } from './command-run.js';
 import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-/** `mcp-drift alerts list [--status S]`: the outbox, newest first, a line per delivery. */
+/** `mcp-drift alerts list [--status S] [--server NAME]`: the outbox, newest first, a line per delivery. */
 export async function alertsListCommand(run: CommandRun): Promise<void> {
-  const opts = run.opts as { status?: string; limit?: string; json?: boolean };
+  const opts = run.opts as { status?: string; server?: string; limit?: string; json?: boolean };
   const problems = new Problems();
   const status =
     opts.status === undefined ? undefined : problems.check(() => checkAlertStatus(opts.status!));
   const limit = limitFlag(problems, opts.limit);
   problems.throwIfAny();
   const ctx = await run.context();
-  const view = await ctx.withDatabase((db) => listAlertViews(db, { status, limit }));
+  const view = await ctx.withDatabase((db) =>
+    listAlertViews(db, { status, server: opts.server, limit }),
+  );
   if (opts.json) return printJson(view);
-  if (view.alerts.length === 0) return printLine(status ? `no ${status} alerts` : 'no alerts');
+  if (view.alerts.length === 0) {
+    return printLine(
+      `no ${status ? `${status} ` : ''}alerts${opts.server ? ` of ${opts.server}` : ''}`,
+    );
+  }
   // The alert's own columns on its first line only.
   const rows = view.alerts.flatMap((alert) => {
     const head = [

@@ -1,4 +1,5 @@
-import { listChangeViews, showChange } from '../changes/change-views.js';
+import { changeFeed, showChange } from '../changes/change-views.js';
+import { kindOf, severityOf, timeOf } from '../console/params.js';
 import { formatFindingsText, sanitizeForTerminal, type Finding } from '../diff/index.js';
 import type { DeclaredHint } from '../diff/hints.js';
 import { Problems } from '../problems.js';
@@ -6,39 +7,68 @@ import type { CommandRun } from './command-run.js';
 import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine, printText, short } from './output.js';
 
-/** `mcp-drift changes [--server NAME]`: recorded changes, newest first. */
+/**
+ * `mcp-drift changes [--server NAME] [--severity LEVEL] [--since WHEN] [--kind KIND]`:
+ * recorded changes, newest first, through the console's feed and its filter parsing, so
+ * that a filter means the same in the terminal as on the changes page.
+ */
 export async function changesCommand(run: CommandRun): Promise<void> {
-  const opts = run.opts as { server?: string; limit?: string; json?: boolean };
+  const opts = run.opts as {
+    server?: string;
+    severity?: string;
+    since?: string;
+    kind?: string;
+    limit?: string;
+    json?: boolean;
+  };
   const problems = new Problems();
   const limit = limitFlag(problems, opts.limit);
+  const minSeverity = problems.check(() => severityOf('--severity', opts.severity));
+  const since = problems.check(() => timeOf('--since', opts.since, new Date()));
+  const kind = problems.check(() => kindOf(opts.kind, '--kind'));
   problems.throwIfAny();
   const ctx = await run.context();
-  const view = await ctx.withDatabase((db) => listChangeViews(db, { server: opts.server, limit }));
-  if (opts.json) return printJson(view);
-  if (view.changes.length === 0) return printLine('no changes recorded');
+  const feed = await ctx.withDatabase((db) =>
+    changeFeed(db, { server: opts.server, minSeverity, since, kind, limit }),
+  );
+  if (opts.json) return printJson({ changes: feed.changes });
+  if (feed.changes.length === 0) {
+    const filtered = [opts.server, opts.severity, opts.since, opts.kind].some(
+      (value) => value !== undefined,
+    );
+    return printLine(filtered ? 'no changes match these filters' : 'no changes recorded');
+  }
   printLine(
     formatTable(
-      ['ID', 'SERVER', 'DETECTED', 'SEVERITY', 'LISTING', 'NOTIFIED'],
-      view.changes.map((row) => [
+      ['ID', 'SERVER', 'DETECTED', 'SEVERITY', 'LISTING', 'NOTIFIED', 'HEADLINE'],
+      feed.changes.map((row) => [
         String(row.id),
         row.server,
         row.detectedAt,
         row.severity,
         `${short(row.fromHash)} -> ${short(row.toHash)}`,
         row.notificationSeen === null ? '-' : row.notificationSeen ? 'yes' : 'no',
+        row.headline
+          ? `${row.headline.tool ?? '(whole listing)'}: ${row.headline.kind}${row.findings > 1 ? ` (+${row.findings - 1} more)` : ''}`
+          : '-',
       ]),
     ),
   );
 }
 
-/** `mcp-drift change show ID`: one change with the full interpretation record of each finding. */
+/**
+ * `mcp-drift change show ID [--details]`: one change, what its findings share (the server's
+ * trust posture, the stale-session exposure) once, and each finding's own record with
+ * `--details`. Printed per finding, the shared sentences made four findings 60 lines.
+ */
 export async function changeShowCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { json?: boolean; details?: boolean };
   const problems = new Problems();
   const id = positiveInteger(problems, 'ID', run.args[0]!);
   problems.throwIfAny();
   const ctx = await run.context();
   const detail = await ctx.withDatabase((db) => showChange(db, id));
-  if (run.opts.json) return printJson(detail);
+  if (opts.json) return printJson(detail);
   const { change, findings } = detail;
   printLine(
     `change ${change.id} of ${change.server}, ${change.detectedAt}: severity ${change.severity}`,
@@ -49,15 +79,39 @@ export async function changeShowCommand(run: CommandRun): Promise<void> {
   );
   printLine();
   printText(formatFindingsText({ severity: change.severity, findings }));
-  for (const finding of findings) {
+  const shared = sharedRecordLines(findings);
+  if (shared.length > 0) {
     printLine();
-    printLine(recordText(finding));
+    printLine(shared.map(sanitizeForTerminal).join('\n'));
+  }
+  if (opts.details) {
+    for (const finding of findings) {
+      printLine();
+      printLine(recordText(finding));
+    }
   }
   printLine();
+  if (!opts.details && findings.length > 0) {
+    printLine(`each finding's record: mcp-drift change show ${change.id} --details`);
+  }
   printLine(`approve: mcp-drift baseline approve ${change.server} --listing ${change.toHash}`);
 }
 
-/** The interpretation record (design §5) of one finding, as indented lines. */
+/**
+ * What the findings of one change have in common, each distinct value once: the trust
+ * posture is the server's and the exposure the change's, so they are almost always one.
+ */
+function sharedRecordLines(findings: Finding[]): string[] {
+  const distinct = (values: string[]) => [...new Set(values)];
+  return [
+    ...distinct(
+      findings.map(({ record }) => `trust: ${record.trust.level}: ${record.trust.implication}`),
+    ),
+    ...distinct(findings.map(({ record }) => `stale sessions: ${record.staleSessions.exposure}`)),
+  ];
+}
+
+/** A finding's own interpretation record (design §5), as indented lines. */
 function recordText(finding: Finding): string {
   const { record } = finding;
   const lines = [
@@ -72,12 +126,7 @@ function recordText(finding: Finding): string {
       );
     }
   }
-  lines.push(
-    `  trust: ${record.trust.level}: ${record.trust.implication}`,
-    `  effect: ${record.effect}`,
-    `  stale sessions: ${record.staleSessions.exposure}`,
-    `  control: ${record.control.text}`,
-  );
+  lines.push(`  effect: ${record.effect}`, `  control: ${record.control.text}`);
   if (record.severity.escalations.length > 0) {
     lines.push(
       `  severity: ${record.severity.base}, escalated: ${record.severity.escalations.join('; ')}`,

@@ -222,9 +222,19 @@ Every listing command takes --json. Configuration comes from the environment or 
       .command('changes')
       .summary('recorded changes, newest first')
       .option('--server <NAME>', 'only this server’s changes')
+      .option('--severity <LEVEL>', `only changes at least this severe (${LEVELS})`)
+      .option('--since <WHEN>', 'only changes since then: 24h, 7d, or a date such as 2026-12-01')
+      .option('--kind <KIND>', 'only changes with a finding of this kind (e.g. annotation_relaxed)')
       .option('--limit <N>', 'how many changes (default 50)'),
   )
-    .addHelpText('after', examples('mcp-drift changes', 'mcp-drift changes --server fs --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift changes',
+        'mcp-drift changes --server fs --json',
+        'mcp-drift changes --severity high --since 24h',
+      ),
+    )
     .action(lazy(async () => (await import('./changes-command.js')).changesCommand));
 
   const change = program
@@ -234,10 +244,15 @@ Every listing command takes --json. Configuration comes from the environment or 
   jsonFlag(
     change
       .command('show')
-      .summary('one change with the full interpretation record of each finding')
-      .argument('<ID>', 'a change id, as `mcp-drift changes` lists them'),
+      .summary('one change: its findings, trust posture and stale-session exposure')
+      .argument('<ID>', 'a change id, as `mcp-drift changes` lists them')
+      // Not --verbose: that is the global flag for stack traces.
+      .option('--details', 'also print each finding’s own interpretation record'),
   )
-    .addHelpText('after', examples('mcp-drift change show 12'))
+    .addHelpText(
+      'after',
+      examples('mcp-drift change show 12', 'mcp-drift change show 12 --details'),
+    )
     .action(lazy(async () => (await import('./changes-command.js')).changeShowCommand));
 
   const alerts = program
@@ -249,9 +264,13 @@ Every listing command takes --json. Configuration comes from the environment or 
       .command('list')
       .summary('alerts, newest first, with each delivery’s status, tries and last error')
       .option('--status <STATUS>', `only alerts in this status (${ALERT_STATUSES})`)
+      .option('--server <NAME>', 'only this server’s alerts')
       .option('--limit <N>', 'how many alerts (default 50)'),
   )
-    .addHelpText('after', examples('mcp-drift alerts list --status failed'))
+    .addHelpText(
+      'after',
+      examples('mcp-drift alerts list --status failed', 'mcp-drift alerts list --server fs'),
+    )
     .action(lazy(async () => (await import('./alerts-command.js')).alertsListCommand));
   jsonFlag(
     alerts

@@ -118,13 +118,26 @@ function pathOf(command: Command): string {
 
 /** Commander's message on one line, naming the command and where its help is. */
 function usageMessage(error: CommanderError, command: Command): string {
+  const path = pathOf(command);
+  // The one way to give these two too many arguments is a stdio command without its `--`:
+  // say that, rather than commander's "too many arguments".
+  if (
+    error.code === 'commander.excessArguments' &&
+    (path === 'server add' || path === 'server edit')
+  ) {
+    const words = command.args.slice(1).join(' ');
+    return `${path}: "${words}" looks like a stdio server's command: put -- before it, as in \`mcp-drift ${path} NAME --stdio -- CMD [ARGS…]\`; see \`mcp-drift ${path} --help\``;
+  }
   const message = error.message
     .replace(/^error: /, '')
     .replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')
     .replace(/\s*\n\s*/g, ' ')
     .replace(/\.$/, '');
-  const path = pathOf(command);
-  return `${path ? `${path}: ` : ''}${message}; see \`mcp-drift ${path ? `${path} ` : ''}--help\``;
+  const stdioHint =
+    error.code === 'commander.unknownOption' && (path === 'server add' || path === 'server edit')
+      ? ' (if it is a flag of the stdio server’s command, put -- before the command)'
+      : '';
+  return `${path ? `${path}: ` : ''}${message}${stdioHint}; see \`mcp-drift ${path ? `${path} ` : ''}--help\``;
 }
 
 async function report(error: unknown, call: Invocation): Promise<number> {

@@ -1,4 +1,4 @@
-import { isValidCron } from '../cron-expression.js';
+import { cronProblem, isValidCron } from '../cron-expression.js';
 import { alertUrlProblem } from '../alerts/alert-url.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { isEmailAddress } from '../email-address.js';
@@ -113,7 +113,8 @@ const hostNames: Reader<string[]> = (value) => {
 };
 
 const cron: Reader<string> = (value) => {
-  if (!isValidCron(value)) throw new Unfit('must be a valid cron expression');
+  if (!isValidCron(value))
+    throw new Unfit(`must be a valid cron expression: ${cronProblem(value)}`);
   return value;
 };
 

@@ -46,8 +46,8 @@ export function oneOf<T extends string>(
   return value as T;
 }
 
-export function kindOf(value: string | undefined): string | undefined {
-  return oneOf('kind', value, FINDING_KINDS);
+export function kindOf(value: string | undefined, name = 'kind'): string | undefined {
+  return oneOf(name, value, FINDING_KINDS);
 }
 
 const RELATIVE = /^(\d{1,4})(h|d)$/;

@@ -1,4 +1,4 @@
-import { isValidCron } from '../cron-expression.js';
+import { cronProblem, isValidCron } from '../cron-expression.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
 import { alertUrlProblem } from '../alerts/alert-url.js';
@@ -129,7 +129,7 @@ function withoutPassword(url: string): string {
 export function checkSchedule(schedule: string): string {
   if (!isValidCron(schedule)) {
     throw invalid(
-      `invalid --schedule "${schedule}": not a cron expression; write e.g. '*/5 * * * *' (every 5 minutes)`,
+      `invalid --schedule "${schedule}": ${cronProblem(schedule)}; write e.g. '*/5 * * * *' (every 5 minutes)`,
     );
   }
   return schedule;

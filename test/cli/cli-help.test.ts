@@ -202,7 +202,9 @@ describe('bad usage', () => {
     expect(add.stderr).toContain('invalid server name "bad name"');
     expect(add.stderr).toContain('invalid --url "ftp://x"');
     expect(add.stderr).toContain('invalid --trust "maybe"');
-    expect(add.stderr).toContain('invalid --schedule "61 * * * *"');
+    expect(add.stderr).toContain(
+      'invalid --schedule "61 * * * *": the minute field "61" is out of range or malformed: allowed 0-59',
+    );
     expect(add.stderr).toContain('invalid --notify "nobody"');
     expect(add.stderr).toContain('invalid --alert-min-severity "huge"');
 
@@ -210,6 +212,29 @@ describe('bad usage', () => {
     expect(alerts.code).toBe(2);
     expect(alerts.stderr).toContain('invalid --status "lost"');
     expect(alerts.stderr).toContain('invalid --limit "0"');
+  });
+
+  it('says to put -- before a stdio command given without it', async () => {
+    const add = await cli('server', 'add', 'nope', '--stdio', 'no-such-binary', 'serve');
+    expect(add.code).toBe(2);
+    expect(add.stderr).toBe(
+      'mcp-drift: server add: "no-such-binary serve" looks like a stdio server\'s command: put -- before it, as in `mcp-drift server add NAME --stdio -- CMD [ARGS…]`; see `mcp-drift server add --help`\n',
+    );
+    expect(add.stderr).not.toContain('too many arguments');
+    const flag = await cli('server', 'edit', 'fs', '--stdio', 'npx', '-y', 'pkg');
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("unknown option '-y'");
+    expect(flag.stderr).toContain('put -- before the command');
+  });
+
+  it('names the cron field that is wrong and its range', async () => {
+    const url = ['--url', 'http://127.0.0.1:9/mcp'];
+    const edit = await cli('server', 'add', 'web', ...url, '--schedule', '0 24 * * *');
+    expect(edit.code).toBe(2);
+    expect(edit.stderr).toContain('the hour field "24" is out of range or malformed: allowed 0-23');
+    const fields = await cli('server', 'add', 'web', ...url, '--schedule', '*/5 * *');
+    expect(fields.code).toBe(2);
+    expect(fields.stderr).toContain('"*/5 * *": has 3 fields; give 5');
   });
 
   it('takes a command line after -- only for server add and edit', async () => {
