@@ -3,6 +3,7 @@
 import { runAlertsBench } from './alerts.bench.js';
 import { runCliBench } from './cli.bench.js';
 import { runConsoleBench } from './console.bench.js';
+import { runDetectBench } from './detect.bench.js';
 import { runDiffBench } from './diff.bench.js';
 import { runHistoryBench } from './history.bench.js';
 import { runHostileBench } from './hostile.bench.js';
@@ -11,6 +12,7 @@ import { runWatchBench } from './watch.bench.js';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['diff', runDiffBench],
+  ['detect', runDetectBench],
   ['record', runRecordBench],
   ['watch', runWatchBench],
   ['alerts', runAlertsBench],

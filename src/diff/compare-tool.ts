@@ -1,6 +1,11 @@
 import { canonicalize, type RawTool } from '../listings/canonical.js';
 import { baseSeverity, type FindingKind } from './catalogue.js';
-import { toolContentDrafts, type ContentRecord, type ContentScope } from './content-checks.js';
+import {
+  checkText,
+  toolContentDrafts,
+  type ContentRecord,
+  type ContentScope,
+} from './content-checks.js';
 import { contradictionEvidence, sameEvidence } from './contradiction.js';
 import { gradeDeclaredFlip, gradeFirstDeclaration } from './first-declaration.js';
 import {
@@ -179,6 +184,31 @@ function fieldDrafts(tool: string, field: string, before: unknown, after: unknow
   if (sameJson(before, after)) return [];
   const kind = fieldKind(field);
   return [draft(kind, fieldWording(tool, field, before, after), field, before, after)];
+}
+
+/**
+ * Content findings of a server's `instructions` (initialize result, server/discover): the
+ * same checks as a tool's text, at the path `instructions`. Null or unchanged: none.
+ */
+export function instructionsDrafts(
+  before: string | null | undefined,
+  after: string | null | undefined,
+  options: ToolCheckOptions,
+): Draft[] {
+  if (options.content === null || typeof after !== 'string' || after === '' || after === before) {
+    return [];
+  }
+  return checkText(
+    'the server',
+    { path: 'instructions', text: after, location: 'value' },
+    options.content,
+  ).map((found) => ({
+    kind: found.kind,
+    base: found.base,
+    field: found.field,
+    wording: { summary: found.summary, effect: found.effect },
+    content: found.content,
+  }));
 }
 
 function contentDrafts(

@@ -1,10 +1,11 @@
 import type { RawTool } from '../listings/canonical.js';
 import { baseSeverity, type FindingKind } from './catalogue.js';
-import { matchingRules, type ContentRule, type InjectionFamily } from './content-rules.js';
-import { foldLeetspeak, normalizeForMatching } from './normalize.js';
-import { encodedPayloads, variationSelectorPayload } from './payloads.js';
+import { MISMATCH_RULES, toolFacts, type ToolFacts } from './capability.js';
+import { matchRules, type InjectionFamily, type Strength } from './content-rules.js';
+import { foldLeetspeak, lexiconForm, normalizeForMatching } from './normalize.js';
+import { encodedPayloads, variationSelectorPayload, zeroWidthBinaryPayload } from './payloads.js';
 import type { Severity } from './severity.js';
-import { shadowTargets, type ShadowScope } from './shadowing.js';
+import { confusableTargets, shadowTargets, type ShadowScope } from './shadowing.js';
 import { toolTexts, type ToolText } from './text-fields.js';
 import {
   codePointLabel,
@@ -31,6 +32,18 @@ export interface ContentRecord {
   /** instruction_injection (and hidden text that is an instruction): the rules it matched. */
   rules: Array<{ id: string; family: InjectionFamily; reason: string; in: string }>;
   families: InjectionFamily[];
+  /**
+   * Every signal that fired on the text (hard and soft, whether or not it counted), with
+   * its rule id, where it fired (text, hidden text, a decoded payload) and the text it
+   * fired on, made visible.
+   */
+  signals: Array<{
+    id: string;
+    family: InjectionFamily;
+    strength: Strength;
+    in: string;
+    text: string;
+  }>;
   /** tool_shadowing: the tool (or class of tools) the text directs. */
   target: string | null;
 }
@@ -97,6 +110,7 @@ function excerptOf(text: string, at: number | null, normalizedLength: number): s
 function runHiddenText(run: HiddenRun, text: string): string | null {
   if (run.class === 'tag') return decodeTags(run.codePoints) || null;
   if (run.class === 'variation-selector') return variationSelectorPayload(run.codePoints);
+  if (run.class === 'zero-width') return zeroWidthBinaryPayload(run.codePoints);
   if (run.class === 'long-whitespace') {
     const rest = text.slice(run.end).trim();
     return rest === '' ? null : rest;
@@ -105,8 +119,10 @@ function runHiddenText(run: HiddenRun, text: string): string | null {
 }
 
 interface RuleHit {
-  rule: ContentRule;
+  rule: { id: string; family: InjectionFamily; reason: string; strength: Strength };
   in: string;
+  /** The text the rule fired on. */
+  text: string;
 }
 
 function rulesIn(
@@ -118,18 +134,43 @@ function rulesIn(
   const folded = foldLeetspeak(normalized);
   // A property name is an identifier: "read_the_ssh_key" reads as words too.
   const words =
-    location === 'key' && normalized.includes('_') ? normalized.replace(/_+/g, ' ') : null;
-  const rules = matchingRules(normalized, folded, words);
+    location === 'key' && /[_-]|[a-z][A-Z]/.test(text)
+      ? text
+          .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+          .toLowerCase()
+          .replace(/[_-]+/g, ' ')
+      : null;
+  const plain = words ?? lexiconForm(text);
+  const matches = matchRules(normalized, [folded, words], plain);
   let at: number | null = null;
-  if (rules.length > 0) {
-    const match = rules[0]!.pattern.exec(normalized);
-    at = match?.index ?? null;
-  }
-  return { hits: rules.map((rule) => ({ rule, in: where })), at, length: normalized.length };
+  const first = matches.find((match) => match.rule.all === undefined);
+  if (first !== undefined) at = first.rule.pattern.exec(normalized)?.index ?? null;
+  return {
+    hits: matches.map((match) => ({
+      rule: { ...match.rule, strength: match.rule.strength ?? 'hard' },
+      in: where,
+      text: match.text,
+    })),
+    at,
+    length: normalized.length,
+  };
 }
 
 function familiesOf(hits: readonly RuleHit[]): InjectionFamily[] {
   return [...new Set(hits.map((hit) => hit.rule.family))];
+}
+
+/**
+ * The hits that make a finding (evidence, design §4): every hard one; soft ones count when
+ * three different soft signals fire together, or when they fire in text a reader does not
+ * see (hidden or encoded text that reads as an instruction is an instruction).
+ */
+function countedHits(hits: readonly RuleHit[], hidden: boolean): RuleHit[] {
+  const hard = hits.filter((hit) => hit.rule.strength === 'hard');
+  const soft = hits.filter((hit) => hit.rule.strength === 'soft');
+  if (hidden) return [...hard, ...soft];
+  if (new Set(soft.map((hit) => hit.rule.id)).size >= 3) return [...hard, ...soft];
+  return hard;
 }
 
 function record(entry: ToolText, excerpt: string): ContentRecord {
@@ -142,8 +183,19 @@ function record(entry: ToolText, excerpt: string): ContentRecord {
     nul: false,
     rules: [],
     families: [],
+    signals: [],
     target: null,
   };
+}
+
+function signalsRecord(hits: readonly RuleHit[]): ContentRecord['signals'] {
+  return hits.map((hit) => ({
+    id: hit.rule.id,
+    family: hit.rule.family,
+    strength: hit.rule.strength,
+    in: hit.in,
+    text: visibleText(hit.text),
+  }));
 }
 
 function rulesRecord(hits: readonly RuleHit[]): ContentRecord['rules'] {
@@ -170,6 +222,7 @@ export function checkText(
   tool: string,
   entry: ToolText,
   scope: ContentScope | null,
+  facts: ToolFacts | null = null,
 ): ContentDraft[] {
   const drafts: ContentDraft[] = [];
   const { text } = entry;
@@ -181,20 +234,40 @@ export function checkText(
     const hidden = runHiddenText(run, text);
     if (hidden !== null) hiddenParts.push(hidden);
   }
-  const hiddenHits = hiddenParts.flatMap((part) => rulesIn(part, 'hidden text').hits);
+  const hiddenAll = hiddenParts.flatMap((part) => rulesIn(part, 'hidden text').hits);
+  const hiddenHits = countedHits(hiddenAll, true);
+  const payloadAll: RuleHit[] = [];
   const payloadHits: RuleHit[] = [];
   const payloadTexts: string[] = [];
   for (const payload of encodedPayloads(text)) {
     const found = rulesIn(payload.decoded, `decoded ${payload.encoding}`).hits;
-    if (found.length > 0) {
-      payloadHits.push(...found);
+    payloadAll.push(...found);
+    // Soft signals count in a payload: text hidden in an encoding was not meant to be read.
+    const counts = countedHits(found, true);
+    if (counts.length > 0) {
+      payloadHits.push(...counts);
       payloadTexts.push(
-        `${payload.encoding} ${payload.encoded} → ${quoted(visibleText(payload.decoded))}`,
+        `${payload.encoding} ${visibleText(payload.encoded)} → ${quoted(visibleText(payload.decoded))}`,
       );
     }
   }
   const normalized = normalizeForMatching(text);
   const visible = rulesIn(text, 'text', normalized, entry.location);
+  const mismatch: RuleHit[] = [];
+  if (facts !== null) {
+    for (const rule of MISMATCH_RULES) {
+      const found = rule.test(entry, facts);
+      if (found !== null) {
+        mismatch.push({
+          rule: { id: rule.id, family: rule.family, reason: rule.reason, strength: rule.strength },
+          in: 'text',
+          text: found,
+        });
+      }
+    }
+  }
+  const visibleAll = [...visible.hits, ...mismatch];
+  const visibleHits = countedHits(visibleAll, false);
   const where = whereText(tool, entry);
 
   if (runs.length > 0) {
@@ -225,6 +298,7 @@ export function checkText(
     }));
     content.rules = rulesRecord(hiddenHits);
     content.families = familiesOf(hiddenHits);
+    content.signals = signalsRecord(hiddenAll);
     drafts.push({
       kind: 'hidden_characters',
       base: isInstruction ? 'critical' : baseSeverity('hidden_characters'),
@@ -237,11 +311,12 @@ export function checkText(
     });
   }
 
-  const injection = [...visible.hits, ...hiddenHits, ...payloadHits];
+  const injection = [...visibleHits, ...hiddenHits, ...payloadHits];
   if (injection.length > 0) {
     const content = record(entry, excerptOf(text, visible.at, visible.length));
     content.rules = rulesRecord(injection);
     content.families = familiesOf(injection);
+    content.signals = signalsRecord([...visibleAll, ...hiddenAll, ...payloadAll]);
     const hiddenText = [...hiddenParts.map((part) => quoted(visibleText(part))), ...payloadTexts];
     content.hidden = hiddenText.length === 0 ? null : hiddenText.join(' … ');
     const reasons = [...new Set(injection.map((hit) => hit.rule.reason))];
@@ -259,6 +334,9 @@ export function checkText(
 
   if (scope !== null) {
     const targets = shadowTargets(tool, text, scope, normalized);
+    if (entry.path === 'name' && entry.location === 'value') {
+      targets.push(...confusableTargets(text, scope));
+    }
     if (targets.length > 0) {
       const content = record(entry, excerptOf(text, null, 1));
       content.target = targets.join(', ');
@@ -266,7 +344,10 @@ export function checkText(
         kind: 'tool_shadowing',
         base: baseSeverity('tool_shadowing'),
         field: entry.path,
-        summary: `${where} directs how ${targets.join(', ')} is to be used: ${quoted(content.excerpt)}`,
+        summary:
+          entry.path === 'name' && targets.some((target) => target.startsWith('a look-alike'))
+            ? `${where} ${quoted(visibleText(text))} looks like ${targets.join(', ')}`
+            : `${where} directs how ${targets.join(', ')} is to be used: ${quoted(content.excerpt)}`,
         effect:
           'a model follows it when it calls that tool, so this server steers calls meant for another one',
         content,
@@ -295,9 +376,10 @@ export function toolContentDrafts(
 ): ContentDraft[] {
   const known = before === null ? null : new Set(toolTexts(before).map((entry) => entry.text));
   const drafts: ContentDraft[] = [];
+  const facts = toolFacts(after);
   for (const entry of toolTexts(after)) {
     if (known?.has(entry.text)) continue;
-    const found = checkText(tool, entry, options.scope);
+    const found = checkText(tool, entry, options.scope, facts);
     if (found.length > 0 && !options.seenBefore(entry.text)) drafts.push(...found);
   }
   return drafts;

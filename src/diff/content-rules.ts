@@ -7,12 +7,31 @@
  * Families: a description that merely says IMPORTANT, MUST or NEVER, or names paths, is
  * not matched; what is matched is text that addresses the model against its user.
  */
-export type InjectionFamily = 'concealment' | 'override' | 'secrets' | 'exfiltration';
+import { conceptPattern } from './model-lexicon.js';
+
+export type InjectionFamily =
+  'concealment' | 'override' | 'secrets' | 'exfiltration' | 'behaviour' | 'mismatch';
+
+/**
+ * Hard: a finding (high) alone. Soft: recorded, and a finding only in combination with
+ * another signal of the same text (evidence, design §4): an imperative to the model, a
+ * mention of secrets or of approval is ordinary in documentation on its own.
+ */
+export type Strength = 'hard' | 'soft';
 
 export interface ContentRule {
   id: string;
   family: InjectionFamily;
+  /**
+   * Matched on the normalized text; `all` rules instead match when one sentence of the
+   * multilingual form (NFKC, lower case, not folded to ASCII) holds every one of its parts.
+   */
   pattern: RegExp;
+  all?: readonly RegExp[];
+  /** Default hard. */
+  strength?: Strength;
+  /** Skipped when a hard rule of the same family matched the text before it in the table. */
+  fallback?: boolean;
   reason: string;
   /**
    * A match in a sentence that negates it before the match ("Do not include API keys in
@@ -233,6 +252,207 @@ export const CONTENT_RULES: readonly ContentRule[] = [
       /\b(?:bcc|cc|blind copy|blind-copy|carbon copy)\b[^.\n]{0,40}?[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/,
     reason: 'adds a hidden recipient to messages the model sends',
   },
+  // Behaviour change: the model is told to stop asking, to report falsely, to run code.
+  {
+    id: 'skip-confirmation',
+    quick: /confirm|approv|permission|consent|allow|whitelist/,
+    family: 'behaviour',
+    pattern:
+      /\b(?:do not|don't|dont|never|no need to|there is no need to) (?:ask|prompt|request|wait for)(?: the user| them)?(?: for)? (?:a |any )?(?:confirmation|permission|approval|consent)\b|\b(?:is|are|has been|have been|was|were) (?:already )?(?:pre-?approved|pre-?authori[sz]ed|allow-?listed|whitelisted|approved in advance)\b|\bskip (?:the |any |all )?(?:user )?(?:confirmation|approval|permission)s?\b(?! prompts?\b| dialogs?\b)/,
+    reason: 'tells the model to act without the user\u2019s confirmation',
+  },
+  {
+    id: 'report-nothing-changed',
+    fallback: true,
+    quick: /nothing|no /,
+    family: 'concealment',
+    pattern:
+      /\b(?:tell|inform|assure|reassure|report to|reply to|respond to|say to|answer) (?:the )?(?:user|human|operator)s? (?:that )?(?:nothing|no (?:files?|changes?|data|actions?|modifications?))\b|\b(?:say|report|claim|state|respond|reply|confirm) (?:only )?(?:that )?(?:nothing|no (?:files?|changes?|data|modifications?)) (?:was|were|has been|have been|is|are) (?:changed|modified|deleted|sent|touched|written|transferred|done)\b/,
+    reason: 'tells the model to tell its user that nothing happened',
+  },
+  {
+    id: 'call-first-always',
+    fallback: true,
+    quick: /conversation|session|chat|request|task|message|response|turn/,
+    family: 'override',
+    pattern:
+      /\b(?:call|use|run|invoke|execute|trigger) (?:this|the \S+) (?:tool|function)(?: first)? (?:at the (?:start|beginning) of|before|in|for|on) (?:every|each|any|all) (?:new )?(?:conversations?|sessions?|chats?|requests?|tasks?|messages?|responses?|turns?)\b|\b(?:at the (?:start|beginning) of|in) (?:every|each) (?:new )?(?:conversation|session|chat)\b[^.\n]{0,60}\b(?:call|use|run|invoke|execute)\b/,
+    reason: 'claims a place first in every conversation',
+  },
+  {
+    id: 'pipe-to-shell',
+    quick: /curl|wget|iwr|invoke-webrequest|iex|powershell/,
+    family: 'behaviour',
+    pattern:
+      /\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\|\s*iex\b|\bpowershell\b[^\n]{0,40}\s-(?:enc|encodedcommand|e)\s/,
+    reason: 'a command that downloads code and runs it',
+  },
+  {
+    id: 'sensitive-resource',
+    fallback: true,
+    quick:
+      /169\.254|metadata|100\.100|kube|cookie|login data|logins\.json|key4\.db|keyring|environ|printenv|process\.env|_token|_key|_secret|_password|secret_|token|api_key/,
+    family: 'secrets',
+    negatable: true,
+    pattern: new RegExp(
+      String.raw`${ASKED}(?:${/169\.254\.169\.254|\bmetadata\.google\.internal\b|\b100\.100\.100\.200\b|\/latest\/meta-data\b|\bkubeconfig\b|\.kube\b|\bcookies\.sqlite\b|\blogin data\b|\blogins\.json\b|\bkey4\.db\b|\bkeyring\b|\/proc\/self\/environ\b|\bprintenv\b|\bprocess\.env\b|\b(?:aws_secret_access_key|aws_access_key_id|aws_session_token|github_token|gh_token|gitlab_token|npm_token|openai_api_key|anthropic_api_key|slack_(?:bot_)?token|stripe_secret_key|database_url|[a-z]+_api_key|[a-z]+_secret_key|[a-z]+_client_secret)\b|\$\{?[a-z_]*(?:token|key|secret|password)\b|\ball (?:the )?environment variables\b|\bbrowser(?:'s)? (?:cookies|saved passwords|password store)\b/.source})`,
+    ),
+    reason:
+      'asks for a credential store, a cloud metadata endpoint or a secret environment variable',
+  },
+  // Exfiltration sinks that carry data whatever the sentence around them says.
+  {
+    id: 'data-url-placeholder',
+    fallback: true,
+    quick: /\/\//,
+    family: 'exfiltration',
+    pattern:
+      /(?:https?:)?\/\/[^\s)"'\]]*?(?:\{\{?\s*|\$\{?|<|%7b|\[)[a-z_]*?(?:data|secret|token|key|contents?|file|env|conversation|history|password|creds|credential|output|result|response|message|chat|prompt|summary|cookie|session|payload|b64|base64)[a-z_]*/,
+    reason: 'a URL with a placeholder for data: filling it in sends the data there',
+  },
+  {
+    id: 'html-image-beacon',
+    fallback: true,
+    quick: /<img/,
+    family: 'exfiltration',
+    pattern: /<img\b[^>]{0,200}\bsrc\s*=\s*["']?(?:https?:)?\/\/[^"'\s>]*(?:[?#&=]|\{|\$\{)/,
+    reason: 'an HTML image whose URL carries data: rendering it sends the data away',
+  },
+  {
+    id: 'dns-label-data',
+    fallback: true,
+    quick: /\.|subdomain|dns|hostname/,
+    family: 'exfiltration',
+    pattern:
+      /(?:\{\{?|\$\{?|<)[a-z_]*(?:data|secret|token|key|contents?|env|password|output|b64|hex|encoded)[a-z_]*(?:\}\}?|>)\.[a-z0-9-]+\.[a-z]{2,}|\b(?:as|into|in|to) (?:a |the )?(?:subdomain|dns label|hostname)s? of\b|\b(?:nslookup|dig|resolve|ping)\b[^.\n]{0,40}(?:\$\(|\{|<)/,
+    reason: 'data put into a host name: looking it up sends the data to its DNS server',
+  },
+  {
+    id: 'call-fetch-with-data',
+    fallback: true,
+    quick: /fetch|http|request|curl|webhook|mail|post|upload/,
+    family: 'exfiltration',
+    negatable: true,
+    pattern:
+      /\b(?:call|use|invoke|run)\b (?:the )?[`'"]?[\w.-]*(?:fetch|http|request|curl|webhook|email|mail|post|upload)[\w.-]*[`'"]? (?:tool |function )?(?:with|passing|and (?:pass|include|send))\b(?:[^.\n]|\.(?=\S)){0,120}\b(?:contents?|env|environment|secrets?|keys?|tokens?|credentials?|passwords?|conversation|history|output|results?|data)\b/,
+    reason: 'tells the model to call a fetch, HTTP or e-mail tool with data',
+  },
+  // Multilingual concepts combined within one sentence (model-lexicon.ts).
+  {
+    id: 'ml-conceal-from-user',
+    fallback: true,
+    quick: /./,
+    family: 'concealment',
+    pattern: /$^/,
+    all: [conceptPattern('conceal'), conceptPattern('user')],
+    reason: 'tells the model to keep something from its user',
+  },
+  {
+    id: 'ml-ignore-instructions',
+    fallback: true,
+    quick: /./,
+    family: 'override',
+    pattern: /$^/,
+    all: [conceptPattern('ignore', ['en']), conceptPattern('instructions', ['en'])],
+    reason: 'tells the model to set its instructions aside',
+  },
+  {
+    id: 'ml-sensitive-file',
+    fallback: true,
+    quick: /./,
+    family: 'secrets',
+    pattern: /$^/,
+    all: [
+      /~\/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|\.aws\/credentials|\.kube\/config|\.env\b|mcp\.json|claude_desktop_config|\.npmrc|\.netrc|\.git-credentials|\/etc\/shadow/u,
+      new RegExp(
+        `${conceptPattern('attach').source}|${conceptPattern('send').source}|${conceptPattern('contents').source}`,
+        'u',
+      ),
+    ],
+    reason: 'asks for a key or credential file',
+  },
+  {
+    id: 'ml-no-confirmation',
+    fallback: true,
+    quick: /./,
+    family: 'behaviour',
+    pattern: /$^/,
+    all: [
+      conceptPattern('no-confirm'),
+      new RegExp(
+        `${conceptPattern('assistant').source}|${conceptPattern('user').source}|${conceptPattern('first').source}|this tool|cette fonction|este tool|diese[sm]? tool|このツール|此工具|该工具|이 도구|questo strumento|esta ferramenta|этот инструмент`,
+        'u',
+      ),
+    ],
+    reason: 'tells the model that its user\u2019s confirmation is not needed',
+  },
+  {
+    id: 'ml-send-secret',
+    fallback: true,
+    quick: /./,
+    family: 'secrets',
+    pattern: /$^/,
+    all: [
+      conceptPattern('secret'),
+      new RegExp(`${conceptPattern('send').source}|${conceptPattern('attach').source}`, 'u'),
+      new RegExp(
+        `${conceptPattern('assistant').source}|${conceptPattern('first').source}|${conceptPattern('contents').source}`,
+        'u',
+      ),
+    ],
+    reason: 'asks the model to pass on secrets, keys or passwords',
+  },
+  {
+    id: 'ml-conversation',
+    fallback: true,
+    quick: /./,
+    family: 'secrets',
+    pattern: /$^/,
+    all: [
+      conceptPattern('conversation'),
+      new RegExp(`${conceptPattern('send').source}|${conceptPattern('attach').source}`, 'u'),
+    ],
+    reason: 'asks for the conversation or the system prompt to be passed on',
+  },
+  // Soft signals: recorded, a finding only together with another signal of the text.
+  {
+    id: 'addressed-to-model',
+    quick: /./,
+    family: 'override',
+    strength: 'soft',
+    pattern: /$^/,
+    all: [conceptPattern('assistant')],
+    reason: 'speaks to the assistant rather than describing the tool',
+  },
+  {
+    id: 'mentions-secret',
+    quick: /./,
+    family: 'secrets',
+    strength: 'soft',
+    pattern: /$^/,
+    all: [
+      conceptPattern('secret'),
+      new RegExp(`${conceptPattern('send').source}|${conceptPattern('attach').source}`, 'u'),
+    ],
+    reason: 'speaks of passing secrets on',
+  },
+  {
+    id: 'urgency',
+    quick: /important|urgent|critical|immediately|must|mandatory/,
+    family: 'override',
+    strength: 'soft',
+    pattern: /\b(?:important|urgent|critical|immediately|mandatory)\b[:!]|\byou must\b/,
+    reason: 'presses the model with urgency',
+  },
+  {
+    id: 'approval-claim',
+    quick: /./,
+    family: 'behaviour',
+    strength: 'soft',
+    pattern: /$^/,
+    all: [conceptPattern('no-confirm')],
+    reason: 'speaks of approval that makes confirmation unnecessary',
+  },
 ];
 
 /** A negation earlier in the sentence than the match. */
@@ -251,20 +471,96 @@ function sentenceBefore(text: string, index: number): string {
 
 const GLOBAL = new WeakMap<RegExp, RegExp>();
 
-/** Whether `rule` matches `text` somewhere that is not negated (for negatable rules). */
-function ruleMatches(rule: ContentRule, text: string): boolean {
-  if (!rule.quick.test(text)) return false;
-  if (!rule.negatable) return rule.pattern.test(text);
-  if (!rule.pattern.test(text)) return false;
+/** The text `rule` matches in `text`, somewhere that is not negated (for negatable rules). */
+function ruleMatch(rule: ContentRule, text: string): string | null {
+  if (!rule.quick.test(text)) return null;
+  if (!rule.negatable) return rule.pattern.exec(text)?.[0] ?? null;
+  if (!rule.pattern.test(text)) return null;
   let global = GLOBAL.get(rule.pattern);
   if (global === undefined) {
     global = new RegExp(rule.pattern.source, `${rule.pattern.flags}g`);
     GLOBAL.set(rule.pattern, global);
   }
   for (const match of text.matchAll(global)) {
-    if (!NEGATION.test(sentenceBefore(text, match.index))) return true;
+    if (!NEGATION.test(sentenceBefore(text, match.index))) return match[0];
   }
-  return false;
+  return null;
+}
+
+/** Sentences of the multilingual form: CJK full stops end one without a space. */
+function sentencesOf(plain: string): string[] {
+  return plain.split(/[.!?;](?=\s|$)|[。！？；\n]/u).filter((part) => part.trim() !== '');
+}
+
+const CLIP = 160;
+
+/** The sentence of `plain` that holds every part of an `all` rule, or null. */
+function allMatch(
+  parts: readonly RegExp[],
+  plain: string,
+  sentences: () => string[],
+  memo: Map<RegExp, boolean>,
+): string | null {
+  for (const part of parts) {
+    let found = memo.get(part);
+    if (found === undefined) {
+      found = part.test(plain);
+      memo.set(part, found);
+    }
+    if (!found) return null;
+  }
+  for (const sentence of sentences()) {
+    if (parts.every((part) => part.test(sentence))) {
+      const text = sentence.trim();
+      return text.length > CLIP ? `${text.slice(0, CLIP - 1)}…` : text;
+    }
+  }
+  return null;
+}
+
+/** A rule that matched, and the text it matched (or the sentence that held its parts). */
+export interface RuleMatch {
+  rule: ContentRule;
+  text: string;
+}
+
+/**
+ * The rules a text matches, in table order, each at most once. `normalized` and its
+ * `variants` (leetspeak folded, an identifier's words) are read by pattern rules; `plain`,
+ * the multilingual form (normalize.ts, lexiconForm), by the rules that combine concepts.
+ */
+export function matchRules(
+  normalized: string,
+  variants: ReadonlyArray<string | null>,
+  plain: string,
+): RuleMatch[] {
+  const forms = [normalized, ...variants.filter((form) => form !== null)];
+  let split: string[] | null = null;
+  const sentences = () => (split ??= sentencesOf(plain));
+  // Rules share concept patterns: each is tested on the whole text once.
+  const memo = new Map<RegExp, boolean>();
+  const out: RuleMatch[] = [];
+  for (const rule of CONTENT_RULES) {
+    let text: string | null = null;
+    // A multilingual or sink rule is a fallback: it adds nothing where a rule of its
+    // family already matched (one finding names one reason per family).
+    if (
+      rule.fallback === true &&
+      out.some((hit) => hit.rule.family === rule.family && (hit.rule.strength ?? 'hard') === 'hard')
+    ) {
+      continue;
+    }
+    if (rule.all !== undefined) {
+      text = allMatch(rule.all, plain, sentences, memo);
+    } else {
+      for (const form of forms) {
+        text = ruleMatch(rule, form);
+        if (text !== null) break;
+      }
+    }
+    if (text !== null) out.push({ rule, text });
+  }
+  return out;
 }
 
 /**
@@ -275,6 +571,5 @@ export function matchingRules(
   normalized: string,
   ...variants: ReadonlyArray<string | null>
 ): ContentRule[] {
-  const forms = [normalized, ...variants.filter((form) => form !== null)];
-  return CONTENT_RULES.filter((rule) => forms.some((form) => ruleMatches(rule, form)));
+  return matchRules(normalized, variants, normalized).map((match) => match.rule);
 }

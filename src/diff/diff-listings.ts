@@ -5,7 +5,12 @@ import {
   type CanonicalListing,
   type RawTool,
 } from '../listings/canonical.js';
-import { compareTool, type Draft, type ToolCheckOptions } from './compare-tool.js';
+import {
+  compareTool,
+  instructionsDrafts,
+  type Draft,
+  type ToolCheckOptions,
+} from './compare-tool.js';
 import { CONTENT_KINDS, FINDING_KINDS, baseSeverity } from './catalogue.js';
 import { postureText, type Wording } from './explain.js';
 import {
@@ -18,7 +23,7 @@ import { HINTS, annotationsOf, readPosture, type HintName, type Posture } from '
 import { buildRecord, hintRecords, recordScope, type RecordScope } from './record.js';
 import { matchRenames } from './rename.js';
 import { changeSeverity, compareSeverity, escalate, type Severity } from './severity.js';
-import { lookupIn } from './shadowing.js';
+import { lookupIn, skeletonLookupIn } from './shadowing.js';
 import { toolTexts } from './text-fields.js';
 import type { DiffContext, DiffResult, Finding, HintRecord } from './types.js';
 import { visibleText } from './visible-text.js';
@@ -65,6 +70,9 @@ function checkOptions(
             },
             otherServerTool: lookup,
             hasOtherServers,
+            ...(typeof others === 'function'
+              ? {}
+              : { otherServerToolBySkeleton: skeletonLookupIn(others) }),
           },
     // Built only when a text has a finding, which is rare: most diffs never pay for it.
     seenBefore: (text) => {
@@ -215,6 +223,9 @@ export function diffListings(
     context.delivery.listChangedAdvertised &&
     !context.delivery.notificationSeen;
   const findings: Finding[] = changeLevelFindings(scope, context);
+  findings.push(
+    ...instructionsFindings(scope, context, checkOptions(before, after, context, false)),
+  );
   for (const entry of changed) {
     const injection = injectionEscalations(entry.drafts);
     for (const d of entry.drafts) {
@@ -241,7 +252,7 @@ export function checkFirstListing(listing: ListingInput, context: DiffContext = 
   const after = toCanonical(listing);
   const options = checkOptions(null, after, context, false);
   const scope = recordScope(context, null, after.hash);
-  const findings: Finding[] = [];
+  const findings: Finding[] = instructionsFindings(scope, context, options);
   for (const tool of after.tools) {
     const { drafts, after: posture } = compareTool(tool.name, null, tool, options);
     const content = drafts.filter((d) => CONTENT_KINDS.has(d.kind));
@@ -277,6 +288,23 @@ function injectionEscalations(drafts: readonly Draft[]): string[] {
     out.push('the same tool relaxes a hint in this change');
   }
   return out;
+}
+
+/** Content findings of the server's instructions, when they are new (tool: null). */
+function instructionsFindings(
+  scope: RecordScope,
+  context: DiffContext,
+  options: ToolCheckOptions,
+): Finding[] {
+  const drafts = instructionsDrafts(
+    context.before?.instructions,
+    context.after?.instructions,
+    options,
+  );
+  const injection = injectionEscalations(drafts);
+  return drafts.map((d) =>
+    finding(scope, null, null, null, d, d.kind === 'instruction_injection' ? injection : []),
+  );
 }
 
 function toolDrafts(

@@ -1,12 +1,43 @@
+import { foldConfusables } from './confusable-skeleton.js';
 import { hiddenRuns } from './visible-text.js';
 
 /**
  * Text as the content rules match it (design §4): hidden code points removed (so that a
  * zero-width space inside "ig\u200Bnore" does not defeat a rule), NFKC (fullwidth and
- * mathematical letters become plain ones), case folded, common homoglyphs folded to Latin,
+ * mathematical letters become plain ones), case folded, letters that imitate ASCII ones
+ * folded to them (Unicode's confusables, confusable-skeleton.ts),
  * runs of spaces and tabs made one space. Line breaks stay: some rules anchor on them.
  */
 export function normalizeForMatching(text: string): string {
+  let plain = withoutHidden(text);
+  // eslint-disable-next-line no-control-regex -- only ASCII needs no folding
+  if (!/^[\x00-\x7f]*$/.test(plain)) {
+    plain = plain.normalize('NFKC').toLowerCase().normalize('NFKC');
+    plain = plain.replace(PUNCTUATION_PATTERN, (char) => PUNCTUATION.get(char) ?? char);
+    plain = foldConfusables(plain);
+  } else {
+    plain = plain.toLowerCase();
+  }
+  return plain.replace(/[ \t\u00a0\u2000-\u200a\u3000]+/g, ' ').replace(/\r\n?/g, '\n');
+}
+
+/**
+ * Text as the multilingual lexicon reads it (model-lexicon.ts): hidden code points out,
+ * NFKC, lower case, typographic punctuation as ASCII, but letters kept in their script.
+ */
+export function lexiconForm(text: string): string {
+  let plain = withoutHidden(text);
+  // eslint-disable-next-line no-control-regex -- only ASCII needs no folding
+  if (!/^[\x00-\x7f]*$/.test(plain)) {
+    plain = plain.normalize('NFKC').toLowerCase();
+    plain = plain.replace(PUNCTUATION_PATTERN, (char) => PUNCTUATION.get(char) ?? char);
+  } else {
+    plain = plain.toLowerCase();
+  }
+  return plain.replace(/[ \t\u00a0\u2000-\u200a\u3000]+/g, ' ').replace(/\r\n?/g, '\n');
+}
+
+function withoutHidden(text: string): string {
   let plain = text;
   const runs = hiddenRuns(text);
   if (runs.length > 0) {
@@ -20,55 +51,12 @@ export function normalizeForMatching(text: string): string {
     }
     plain = kept + text.slice(at);
   }
-  // eslint-disable-next-line no-control-regex -- only ASCII needs no folding
-  if (!/^[\x00-\x7f]*$/.test(plain)) {
-    plain = plain.normalize('NFKC').toLowerCase().normalize('NFKC');
-    plain = plain.replace(HOMOGLYPH_PATTERN, (char) => HOMOGLYPHS.get(char) ?? char);
-  } else {
-    plain = plain.toLowerCase();
-  }
-  return plain.replace(/[ \t\u00a0\u2000-\u200a\u3000]+/g, ' ').replace(/\r\n?/g, '\n');
+  return plain;
 }
 
-/** Cyrillic and Greek letters that look like Latin ones, and a few symbols. */
-const HOMOGLYPHS: ReadonlyMap<string, string> = new Map(
+/** Typographic punctuation written as its ASCII counterpart (dashes, quotes, slashes). */
+const PUNCTUATION: ReadonlyMap<string, string> = new Map(
   Object.entries({
-    а: 'a',
-    в: 'b',
-    е: 'e',
-    ё: 'e',
-    к: 'k',
-    м: 'm',
-    н: 'h',
-    о: 'o',
-    р: 'p',
-    с: 'c',
-    т: 't',
-    у: 'y',
-    х: 'x',
-    і: 'i',
-    ї: 'i',
-    ј: 'j',
-    ѕ: 's',
-    ԁ: 'd',
-    ԛ: 'q',
-    ԝ: 'w',
-    ɡ: 'g',
-    ɩ: 'i',
-    α: 'a',
-    β: 'b',
-    ε: 'e',
-    η: 'n',
-    ι: 'i',
-    κ: 'k',
-    ν: 'v',
-    ο: 'o',
-    ρ: 'p',
-    τ: 't',
-    υ: 'u',
-    χ: 'x',
-    ϲ: 'c',
-    ʏ: 'y',
     '‐': '-',
     '‑': '-',
     '‒': '-',
@@ -83,7 +71,7 @@ const HOMOGLYPHS: ReadonlyMap<string, string> = new Map(
     '．': '.',
   }),
 );
-const HOMOGLYPH_PATTERN = new RegExp(`[${[...HOMOGLYPHS.keys()].join('')}]`, 'gu');
+const PUNCTUATION_PATTERN = new RegExp(`[${[...PUNCTUATION.keys()].join('')}]`, 'gu');
 
 /** Digits and symbols that stand for letters in leetspeak. */
 const LEET: Readonly<Record<string, string>> = {
@@ -107,9 +95,15 @@ export function foldLeetspeak(normalized: string): string | null {
   if (!/[a-z][013457@$!]|[013457@$!][a-z]/.test(normalized)) return null;
   let changed = false;
   const folded = normalized.replace(/[a-z0-9@$!]*[a-z][a-z0-9@$!]*/g, (word) => {
-    if (!/[013457@$!]/.test(word) || !/[a-z]{2}|[a-z][013457@$!][a-z]/.test(word)) return word;
-    // A trailing "!" ends a sentence; hex digits and version tags stay.
-    if (/^[0-9a-f]+$/.test(word) || /^v?\d/.test(word)) return word;
+    if (!/[013457@$!]/.test(word) || !/[a-z]/.test(word)) return word;
+    // A trailing "!" ends a sentence; hex digits, versions and numbers with a unit stay.
+    if (
+      /^[0-9a-f]+$/.test(word) ||
+      /^v\d/.test(word) ||
+      /^\d+(?:ms|s|m|h|d|k|kb|mb|gb|px|x)$/.test(word)
+    ) {
+      return word;
+    }
     const core = word.replace(/!+$/, '');
     const rest = word.slice(core.length);
     const next = core.replace(/[013457@$!]/g, (char) => LEET[char] ?? char);

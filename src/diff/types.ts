@@ -95,6 +95,8 @@ export interface ListingObservation {
   lastObserved?: string | null;
   /** `serverInfo.version` when this listing was seen; both sides' give unversioned_change. */
   serverVersion?: string | null;
+  /** The server's `instructions` when this listing was seen: content-checked when new. */
+  instructions?: string | null;
 }
 
 export interface DiffContext {
