@@ -5,10 +5,8 @@ import type { ServerRow } from '../db/schema.js';
 import {
   checkFirstListing,
   diffListings,
-  lookupIn,
   type DeliveryContext,
   type DiffResult,
-  type OtherServerLookup,
 } from '../diff/index.js';
 import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
 import {
@@ -161,9 +159,10 @@ async function recordIn(
   let oldSpan: { firstObserved: string | null; lastObserved: string | null } | null = null;
   if (oldHash === null) {
     await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
-    diff = await withOtherServers(db, server.id, (otherServerTools) =>
-      checkFirstListing(listing, { ...context, otherServerTools }),
-    );
+    diff = checkFirstListing(listing, {
+      ...context,
+      otherServerTools: await otherServersTools(db, server.id),
+    });
     if (diff.findings.length === 0) return recorded;
   } else {
     const [oldTools, span, oldVersion, history] = [
@@ -173,15 +172,13 @@ async function recordIn(
       await recentHistory(db, server.id, input.startedAt),
     ];
     oldSpan = span;
-    diff = await withOtherServers(db, server.id, (otherServerTools) =>
-      diffListings(oldTools, listing, {
-        ...context,
-        otherServerTools,
-        before: { ...span, serverVersion: oldVersion },
-        history,
-        now,
-      }),
-    );
+    diff = diffListings(oldTools, listing, {
+      ...context,
+      otherServerTools: await otherServersTools(db, server.id),
+      before: { ...span, serverVersion: oldVersion },
+      history,
+      now,
+    });
   }
   const row = await appendChange(
     db,
@@ -247,27 +244,6 @@ function observationValues(
     pages: result.ok ? result.pages : null,
     workerId: input.workerId ?? null,
   };
-}
-
-/**
- * Runs a diff with the other registered servers' tools, reading them only when the diff
- * asks about a name (a directive sentence naming a tool, for tool_shadowing): the first
- * run answers every question "no" and notes the names; only if there were any is the
- * registry read and the diff run again. Reading every server's tool names for each first
- * listing would make starting a service with many servers quadratic.
- */
-async function withOtherServers(
-  db: Database,
-  serverId: number,
-  run: (otherServerTools: OtherServerLookup) => DiffResult,
-): Promise<DiffResult> {
-  const asked = new Set<string>();
-  const first = run((key) => {
-    asked.add(key);
-    return undefined;
-  });
-  if (asked.size === 0) return first;
-  return run(lookupIn(await otherServersTools(db, serverId)));
 }
 
 /** Keeps the era a server answered in, so that stdio servers are not spawned twice later. */

@@ -107,8 +107,11 @@ export const FINDING_CATALOGUE = {
   tool_shadowing: {
     base: 'high',
     values: 'text',
+    // A name's target is what it imitates ("a look-alike of send_email (server mail)").
     headline: (f) =>
-      `${f.tool}'s ${where(f)} directs how ${f.content?.target ?? 'another tool'} is used`,
+      f.content?.target?.startsWith('a look-alike') === true
+        ? `${f.tool}'s ${where(f)} is ${f.content.target}`
+        : `${f.tool}'s ${where(f)} directs how ${f.content?.target ?? 'another tool'} is used`,
     summary: "A tool's text directs how another tool is used",
     help: 'A tool whose description tells the model how to use another tool (of another server, or not on this one) can steer calls it does not make itself: a classic cross-server attack. Review both servers before approving the listing.',
   },

@@ -346,7 +346,7 @@ export function checkText(
         field: entry.path,
         summary:
           entry.path === 'name' && targets.some((target) => target.startsWith('a look-alike'))
-            ? `${where} ${quoted(visibleText(text))} looks like ${targets.join(', ')}`
+            ? `${where} ${quoted(visibleText(text))}${scope.server === null ? '' : ` on server ${scope.server}`} is ${targets.join(', ')}`
             : `${where} directs how ${targets.join(', ')} is to be used: ${quoted(content.excerpt)}`,
         effect:
           'a model follows it when it calls that tool, so this server steers calls meant for another one',

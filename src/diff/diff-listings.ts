@@ -57,8 +57,6 @@ function checkOptions(
   let seen: Set<string> | null = null;
   let names: Set<string> | null = null;
   const others = context.otherServerTools ?? new Map<string, string>();
-  const lookup = typeof others === 'function' ? others : lookupIn(others);
-  const hasOtherServers = typeof others === 'function' || others.size > 0;
   return {
     content:
       context.contentChecks === false
@@ -68,11 +66,10 @@ function checkOptions(
             get serverTools() {
               return (names ??= new Set(after.tools.map((tool) => tool.name)));
             },
-            otherServerTool: lookup,
-            hasOtherServers,
-            ...(typeof others === 'function'
-              ? {}
-              : { otherServerToolBySkeleton: skeletonLookupIn(others) }),
+            server: context.server ?? null,
+            otherServerTool: lookupIn(others),
+            hasOtherServers: others.size > 0,
+            otherServerToolBySkeleton: skeletonLookupIn(others),
           },
     // Built only when a text has a finding, which is rare: most diffs never pay for it.
     seenBefore: (text) => {

@@ -12,7 +12,7 @@ export {
 export { CONTENT_RULES, type ContentRule, type InjectionFamily } from './content-rules.js';
 export type { ContentRecord } from './content-checks.js';
 export { normalizeForMatching } from './normalize.js';
-export { lookupIn, toolKey, type OtherServerLookup } from './shadowing.js';
+export { toolKey } from './shadowing.js';
 export { hiddenRuns, visibleText, type HiddenClass } from './visible-text.js';
 export { formatFindingsText } from './format-text.js';
 export { sanitizeForTerminal } from './terminal-text.js';

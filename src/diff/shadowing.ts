@@ -1,25 +1,20 @@
 import { nameSkeleton } from './confusable-skeleton.js';
 import { normalizeForMatching } from './normalize.js';
 
-/**
- * Another registered server's tool by its key (lower case, `-` as `_`), or undefined.
- * A function, so that a caller can learn which names a listing asks about and look up
- * only those (record-observation.ts).
- */
+/** Another registered server's tool by its key (lower case, `-` as `_`), or undefined. */
 export type OtherServerLookup = (key: string) => { name: string; server: string } | undefined;
 
 /** What a shadowing check needs to know beyond the text (design §4, tool_shadowing). */
 export interface ShadowScope {
+  /** The server of this listing, when known: a look-alike finding names both servers. */
+  server: string | null;
   /** Names of this server's tools in the new listing: guidance about them is workflow. */
   serverTools: ReadonlySet<string>;
   otherServerTool: OtherServerLookup;
   /** False when no other server has tools: then only names followed by "tool" are targets. */
   hasOtherServers: boolean;
-  /**
-   * Another registered server's tool by the confusable skeleton of its name
-   * (confusable-skeleton.ts, nameSkeleton), when the caller can look names up that way.
-   */
-  otherServerToolBySkeleton?: OtherServerLookup;
+  /** Another registered server's tool by the confusable skeleton of its name (nameSkeleton). */
+  otherServerToolBySkeleton: OtherServerLookup;
 }
 
 /** The key shadowing compares tool names by. */
@@ -65,7 +60,7 @@ export function confusableTargets(name: string, scope: ShadowScope): string[] {
   for (const own of ownSkeletons(scope.serverTools).get(key) ?? []) {
     if (own !== name) targets.push(`a look-alike of ${own} (this server)`);
   }
-  const other = scope.otherServerToolBySkeleton?.(key);
+  const other = scope.otherServerToolBySkeleton(key);
   if (other !== undefined && other.name !== name) {
     targets.push(`a look-alike of ${other.name} (server ${other.server})`);
   }

@@ -2,7 +2,6 @@ import type { RawTool } from '../listings/canonical.js';
 import type { FindingKind } from './catalogue.js';
 import type { ContentRecord } from './content-checks.js';
 import type { DeclaredHint, HintName } from './hints.js';
-import type { OtherServerLookup } from './shadowing.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 
 /** A server's trust posture (design §2). */
@@ -118,10 +117,11 @@ export interface DiffContext {
   now?: string;
   /**
    * Tools of the other registered servers (name → server name), for tool_shadowing: a
-   * text that directs how one of them is used. Absent: none known. Or a lookup by key
-   * (shadowing.ts), for a caller that fetches only the names a listing asks about.
+   * text that directs how one of them is used, and a tool whose name is a look-alike of
+   * one of them. The whole map, not a lookup by name: a look-alike is found by the
+   * confusable skeleton of every name in it. Absent: none known.
    */
-  otherServerTools?: ReadonlyMap<string, string> | OtherServerLookup;
+  otherServerTools?: ReadonlyMap<string, string>;
   /** Default true. False leaves the content checks out (benchmarks measure both). */
   contentChecks?: boolean;
 }
