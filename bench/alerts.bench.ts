@@ -1,4 +1,4 @@
-// The alert dispatchers' throughput, per channel (issue 13, acceptance 6): COUNT alerts
+// The alert dispatchers' throughput, per channel: COUNT alerts
 // queued in the outbox with an email, a Slack and a webhook delivery each, drained by the
 // real dispatcher of each channel in turn: email to an SMTP server on loopback (the
 // smtp-server package, in this process), Slack and the webhook to a node:http receiver on

@@ -16,7 +16,7 @@ import {
 } from './watch-monitor.js';
 
 /*
- * Cold start of the CLI (issue 15): each command is a fresh `node dist/cli/main.js …`, timed
+ * Cold start of the CLI: each command is a fresh `node dist/cli/main.js …`, timed
  * from spawn to exit, beside a bare `node -e 0` spawned right before it. The two alternate,
  * and the ratio is taken pair by pair, so that a machine whose speed drifts during the run
  * (other work on its cores) moves both sides of a pair alike; the median pair is printed.
@@ -35,7 +35,7 @@ const SERVERS = 20;
 
 interface Row {
   label: string;
-  /** Issue 15's bound on the ratio to bare node, where it sets one. */
+  /** The bound on the ratio to bare node, where it sets one. */
   target?: number;
   /** What node runs: the CLI, unless a floor (bench/cli-floor.mjs) is measured. */
   script?: string;

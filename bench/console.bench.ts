@@ -1,4 +1,4 @@
-// The operator console's server time (issue 14, acceptance 4): rendering the fleet page and
+// The operator console's server time: rendering the fleet page and
 // the changes feed with 1,000 servers and 100,000 observations, on the embedded database
 // and on PostgreSQL. Run alone with `npm run bench -- console`.
 //

@@ -5,9 +5,9 @@ import { checkFirstListing, diffListings } from '../src/diff/index.js';
 import { canonicalListing, sha256Hex, type RawTool } from '../src/listings/canonical.js';
 import { validateTools } from '../src/listings/validate.js';
 
-/** Issue 3's target: canonicalize + hash + diff of two 10,000-tool listings, one relaxation. */
+/** The diff target: canonicalize + hash + diff of two 10,000-tool listings, one relaxation. */
 const TARGET_MS = 100;
-/** Issue 11's target: the per-observation path with content checks vs without. */
+/** The content-check target: the per-observation path with content checks vs without. */
 const CHECKS_TARGET = 1.1;
 const TOOLS = 10_000;
 const WARMUPS = 2;
@@ -129,7 +129,7 @@ export async function runDiffBench(): Promise<void> {
       }),
     ],
     ['diff (canonical in)', time(() => diffListings(canonicalBefore, canonicalAfter))],
-    // Issue 3's figure: two raw listings in; canonical form, listing and tool hashes, and
+    // The diff figure: two raw listings in; canonical form, listing and tool hashes, and
     // the findings out (the content checks included).
     ['total: both raw in (target)', time(() => diffListings(before, after))],
     // The same on listings just parsed, as a server's arrive, rather than on objects the
@@ -142,7 +142,7 @@ export async function runDiffBench(): Promise<void> {
       ),
     ],
     // What the service does per new observation: the previous listing was hashed when it
-    // was first seen, so only the new one is canonicalized; the content checks (issue 11)
+    // was first seen, so only the new one is canonicalized; the content checks
     // run on the text of the tools that changed.
     ['new side only + diff', time(() => diffListings(canonicalBefore, canonicalListing(after)))],
     // The text is built only when read (storing a new listing reads it): not part of the
@@ -150,7 +150,7 @@ export async function runDiffBench(): Promise<void> {
     ['one listing: hashes + text', time(() => canonicalListing(after).canonical)],
     ['floor: JSON.stringify + sha256', floor],
   ];
-  // Issue 11's comparisons, measured after the rows above so that their garbage does not
+  // The content-check comparisons, measured after the rows above so that their garbage does not
   // weigh on them: with and without the content checks, sample by sample in turn, so that
   // load from elsewhere on the machine falls on both alike.
   const OFF = { contentChecks: false } as const;

@@ -1,5 +1,5 @@
 // A simulated history for 1,000 servers probed every 5 minutes, with a change per server
-// per month, written directly in the database (issue 16, acceptance 3), on both backends.
+// per month, written directly in the database, on both backends.
 // Beside it, on the same data in the same database, today's schema before runs: a schema
 // `old_history` holding the observations table as migration 0006 left it (a row per
 // attempt, the same indexes), filled with generate_series. Printed: table and index sizes,

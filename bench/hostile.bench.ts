@@ -1,4 +1,4 @@
-// Hostile servers next to healthy ones (issue 12, acceptance 2): a real `mcp-drift serve`
+// Hostile servers next to healthy ones: a real `mcp-drift serve`
 // probing 10 healthy Streamable HTTP servers every 3 s, once alone (the baseline) and once
 // beside a server flooding notifications/tools/list_changed (20,000 a second), one
 // answering tools/list with a 200 MB page, and one whose cursor never ends. Prints how late
@@ -28,7 +28,7 @@ import {
 const HEALTHY = 10;
 const PERIOD_MS = 3_000;
 const EVERY_3S = '*/3 * * * * *';
-/** Issue 12's targets. */
+/** The hostile-load targets (docs/watch-service.md). */
 const TARGET_GAP_MS = 6_000;
 const TARGET_HEALTHZ_MS = 100;
 const TARGET_PEAK_MB = 400;

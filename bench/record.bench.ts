@@ -1,5 +1,5 @@
 // Recording observations that see no change: what a probe cycle writes for each of its
-// servers almost every time (issue 4's probe-cycle ratio pays it 1,000 times). Run alone
+// servers almost every time (the watch bench's probe cycle pays it 1,000 times). Run alone
 // with `npm run bench -- record`.
 //
 // Printed side by side with a baseline: a bare drizzle insert of the same observation row,

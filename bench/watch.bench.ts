@@ -1,4 +1,4 @@
-// The watch service at scale (issue 4, acceptance 6; issue 16, acceptance 4): a real
+// The watch service at scale: a real
 // `mcp-drift serve` holding 1,000 Streamable HTTP sessions on loopback, its memory per held
 // session beside what bare SDK clients holding the same sessions cost. Run alone with
 // `npx tsx bench/watch.bench.ts`, or `npm run bench -- watch --sessions 5000`.
@@ -41,7 +41,7 @@ import {
 } from './watch-monitor.js';
 import { bareSdkCycle, driftCycle, probeOnlyCycle, type Cycle } from './watch-probe-cycle.js';
 
-/** Issue 4's and issue 16's targets. */
+/** The targets this bench is held to (docs/watch-service.md). */
 const TARGET_P99_MS = 250;
 const TARGET_RATIO = 1.2;
 /** Marginal memory per held session: at most this, and this many times the bare SDK's. */

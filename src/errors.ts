@@ -1,6 +1,6 @@
 /**
  * The one error type mcp-drift throws on purpose. `code` says what kind of failure it is;
- * `src/cli/run-cli.ts` is the only place that maps codes to exit codes (design §7).
+ * `src/cli/run-cli.ts` is the only place that maps codes to exit codes (docs/design.md §7).
  * Messages are written for the person at the terminal: say what to fix.
  */
 export type DriftErrorCode =

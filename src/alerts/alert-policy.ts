@@ -12,7 +12,7 @@ export interface ChannelPolicy {
   destinations: readonly string[];
 }
 
-/** Who hears about which changes (design §8): the global settings a change is judged by. */
+/** Who hears about which changes (docs/design.md §8): the global settings a change is judged by. */
 export interface AlertPolicy {
   channels: Record<ChannelName, ChannelPolicy>;
   /** Changes of one server within this window go out as one digest; 0 sends each at once. */

@@ -94,7 +94,7 @@ export interface AlertView {
 }
 
 /**
- * Server-supplied text as it may appear in a message (design §9): no control characters or
+ * Server-supplied text as it may appear in a message (docs/design.md §9): no control characters or
  * line breaks (the same rule as the terminal's), and no longer than `max`.
  */
 export function clean(text: string, max: number = ALERT_LIMITS.text): string {

@@ -42,7 +42,7 @@ export interface QueuedAlert {
 
 /**
  * Puts a change's alert and its deliveries in the outbox; the caller runs this in the
- * change's own transaction, so a change is never recorded without its alert (design §9).
+ * change's own transaction, so a change is never recorded without its alert (docs/design.md §9).
  *
  * Digests, per channel and destination: a server's first delivery to a destination waits
  * out the digest window; a delivery arriving while such a first one is still unsent joins

@@ -17,7 +17,7 @@ import { createSlackChannel } from './slack-channel.js';
 import { createSmtpSender } from './smtp-sender.js';
 import { createWebhookChannel } from './webhook-channel.js';
 
-/** The outbox directory of the embedded default (design §8). */
+/** The outbox directory of the embedded default (docs/design.md §8). */
 export function outboxDirectory(config: Config): string {
   return path.join(config.MCP_DRIFT_HOME, 'outbox');
 }

@@ -36,7 +36,7 @@ export const DEFAULT_DISPATCHER_OPTIONS = {
 const STOP_GRACE_MS = 3000;
 
 /**
- * Sends one channel's deliveries (design §9). Every `serve` runs one per channel, so a
+ * Sends one channel's deliveries (docs/design.md §9). Every `serve` runs one per channel, so a
  * channel that is down or slow holds up only its own deliveries; on a shared PostgreSQL
  * the dispatchers split the work through row locks and claims (claimDueDeliveries). A
  * delivery leaves the outbox as delivered, or as failed after `maxAttempts` tries or a

@@ -39,7 +39,7 @@ export interface AlertMessage {
 }
 
 /**
- * The email for one change or a digest of one server's changes (design §5, §9): what
+ * The email for one change or a digest of one server's changes (docs/design.md §5, §9): what
  * changed, how dangerous it is, which host sessions may gate on stale values, and the
  * commands to act. Pure: the dispatcher does the sending.
  */

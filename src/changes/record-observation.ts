@@ -70,7 +70,7 @@ function sightingsOf(db: Database): SightingBatcher {
   return batcher;
 }
 
-/** flip_flop counts posture changes within this window (design §4). */
+/** flip_flop counts posture changes within this window (docs/design.md §4). */
 const FLIP_FLOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**

@@ -111,7 +111,7 @@ function sharedRecordLines(findings: Finding[]): string[] {
   ];
 }
 
-/** A finding's own interpretation record (design §5), as indented lines. */
+/** A finding's own interpretation record (docs/design.md §5), as indented lines. */
 function recordText(finding: Finding): string {
   const { record } = finding;
   const lines = [

@@ -13,7 +13,7 @@ export interface CommandContext {
   env: Environment;
   /**
    * The logger, loaded on first use: most commands write no log line, and pino with its
-   * dependencies is a fifth of what a registry command would otherwise load (issue 15).
+   * dependencies is a fifth of what a registry command would otherwise load.
    */
   logger(): Promise<Logger>;
   /** Who the CLI's approvals and acknowledgements are recorded as: the operating-system user. */

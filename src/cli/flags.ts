@@ -67,7 +67,7 @@ export function formatFlag(
   return value as Format;
 }
 
-/** Called after the output is printed: exit 1 says the threshold was reached (design §7). */
+/** Called after the output is printed: exit 1 says the threshold was reached (docs/design.md §7). */
 export function enforceFailOn(severity: ChangeSeverity, failOn: Severity | undefined): void {
   if (failOn !== undefined && severityAtLeast(severity, failOn)) {
     throw new DriftError('THRESHOLD_REACHED', `severity ${severity} reaches --fail-on ${failOn}`);

@@ -6,7 +6,7 @@ import { packageVersion } from './version.js';
 /*
  * The whole command line: every command, its arguments, flags, help and examples. Each
  * command's code is imported only when it runs, so that `--help`, `--version` and `diff`
- * never load the database drivers, the watch service or the mailer (issue 15: fast start).
+ * never load the database drivers, the watch service or the mailer (docs/cli.md: a fast start).
  * Nothing here may import more than commander: this file is loaded on every call.
  */
 

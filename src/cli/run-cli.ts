@@ -6,7 +6,7 @@ import { terminalSafeJson, terminalSafeOutput } from '../diff/terminal-text.js';
 import { jsonDocumentPrinted } from './output.js';
 import { buildProgram } from './program.js';
 
-/** The one place errors become exit codes (design §7). */
+/** The one place errors become exit codes (docs/design.md §7). */
 const EXIT_CODES: Record<DriftErrorCode, number> = {
   USAGE: 2,
   INVALID_INPUT: 2,
@@ -185,7 +185,7 @@ function shutdownSignal(): AbortSignal {
 
 /**
  * Resolves once everything written to the stream so far has reached the OS. A pipe takes
- * 64 KiB at a time: exiting with more queued cuts the output there (issue 12, defect 8).
+ * 64 KiB at a time: exiting with more queued cuts the output there.
  * Writes complete in order, so an empty write's callback comes after all earlier ones.
  */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {

@@ -175,7 +175,7 @@ export const CONFIG_FIELDS = {
    */
   HTTP_PORT: [number(0, 65535), 8464],
   LOG_LEVEL: [oneOf(LOG_LEVELS), 'info' as LogLevel],
-  /** Caps on one listing (design §6); hitting one makes the attempt an error observation. */
+  /** Caps on one listing (docs/design.md §6); hitting one makes the attempt an error observation. */
   LISTING_MAX_PAGES: [number(1), 100],
   LISTING_MAX_TOOLS: [number(1), 10_000],
   LISTING_MAX_BYTES: [number(1024), 16 * 1024 * 1024],

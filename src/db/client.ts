@@ -169,7 +169,7 @@ const NOT_SERVED = new Set(['ENOENT', 'ECONNREFUSED']);
 /**
  * The embedded database through serve's socket, or undefined when no serve listens on it.
  * Connecting is the test: a separate probe first would cost a connection more at each
- * command, and a command's start is what a person at a terminal waits for (issue 15).
+ * command, and a command's start is what a person at a terminal waits for.
  */
 async function openThroughSocket(
   socketPath: string,

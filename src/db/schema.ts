@@ -18,7 +18,7 @@ import {
 import { storableJsonb, storableText } from './storable.js';
 
 /*
- * The whole data model of design §2–§10. Later work fills these tables; it should not
+ * The whole data model of docs/design.md §2–§10. Later work fills these tables; it should not
  * need to reshape them. Text columns with a fixed vocabulary carry CHECK constraints so a
  * bug cannot store a value the rest of the code does not know.
  */
@@ -226,7 +226,7 @@ export const changes = pgTable(
     }).notNull(),
     /** Whether a change notification reached the held session; null when none was held. */
     notificationSeen: boolean('notification_seen'),
-    /** Stale-session exposure (design §5): old listing first/last observed, ttl, scope. */
+    /** Stale-session exposure (docs/design.md §5): old listing first/last observed, ttl, scope. */
     exposure: storableJsonb<Record<string, unknown>>('exposure').notNull().default({}),
   },
   (t) => [

@@ -3,7 +3,7 @@ import { annotationsOf } from './hints.js';
 import type { ToolText } from './text-fields.js';
 
 /**
- * Capability mismatch (design §4): what a tool's text asks for or claims against what its
+ * Capability mismatch (docs/design.md §4): what a tool's text asks for or claims against what its
  * name and annotations say it is. One row per signal, like content-rules.ts: a parameter
  * that asks for secrets or credential files on a tool whose name has nothing to do with
  * them (a clock tool with a `kubeconfig` parameter), and a text that says "read-only" or

@@ -3,7 +3,7 @@ import { HINTS, type HintName } from './hints.js';
 import type { Severity } from './severity.js';
 
 /**
- * Every finding kind, declared once (design §4): its base severity, where it sorts (the
+ * Every finding kind, declared once (docs/design.md §4): its base severity, where it sorts (the
  * order of this table), the headline that names it in a subject or a change heading, how
  * its before/after values are shown to a person, and what it is and calls for (the help
  * a code-scanning dashboard shows beside a SARIF result). compare-tool, diff-listings,
@@ -253,7 +253,7 @@ export type FindingKind = keyof typeof FINDING_CATALOGUE;
 /** Design §4, in catalogue order (the order findings of one tool sort in, among equals). */
 export const FINDING_KINDS = Object.keys(FINDING_CATALOGUE) as FindingKind[];
 
-/** Kinds whose findings are about text a server supplies (content checks, design §4). */
+/** Kinds whose findings are about text a server supplies (content checks, docs/design.md §4). */
 export const CONTENT_KINDS: ReadonlySet<FindingKind> = new Set([
   'hidden_characters',
   'instruction_injection',

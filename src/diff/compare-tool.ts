@@ -104,7 +104,7 @@ export interface ToolCheckOptions {
   content: ContentScope | null;
   /** True when a text already appeared anywhere in the previous listing. */
   seenBefore: (text: string) => boolean;
-  /** The release declares hints on most of the server's tools at once (design §4). */
+  /** The release declares hints on most of the server's tools at once (docs/design.md §4). */
   adoption: boolean;
 }
 

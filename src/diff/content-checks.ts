@@ -16,7 +16,7 @@ import {
   type HiddenRun,
 } from './visible-text.js';
 
-/** What a content finding's interpretation record adds (design §5): what, where, why. */
+/** What a content finding's interpretation record adds (docs/design.md §5): what, where, why. */
 export interface ContentRecord {
   /** JSON path of the text within the tool. */
   path: string;
@@ -161,7 +161,7 @@ function familiesOf(hits: readonly RuleHit[]): InjectionFamily[] {
 }
 
 /**
- * The hits that make a finding (evidence, design §4): every hard one; soft ones count when
+ * The hits that make a finding (evidence, docs/design.md §4): every hard one; soft ones count when
  * three different soft signals fire together, or when they fire in text a reader does not
  * see (hidden or encoded text that reads as an instruction is an instruction).
  */
@@ -217,7 +217,7 @@ function quoted(text: string): string {
   return `"${text}"`;
 }
 
-/** Every content finding of one string (design §4): hidden characters, injection, shadowing. */
+/** Every content finding of one string (docs/design.md §4): hidden characters, injection, shadowing. */
 export function checkText(
   tool: string,
   entry: ToolText,
@@ -364,7 +364,7 @@ export interface ToolContentOptions {
 }
 
 /**
- * The content findings of one tool (design §4): every string of `after` that `before` (the
+ * The content findings of one tool (docs/design.md §4): every string of `after` that `before` (the
  * same tool, or the one it was renamed from; null for a new tool) did not hold, and that
  * the previous listing did not hold anywhere.
  */

@@ -1,5 +1,5 @@
 /**
- * The instruction_injection rules (design §4), one row each: its family, the pattern it
+ * The instruction_injection rules (docs/design.md §4), one row each: its family, the pattern it
  * matches on normalized text (normalize.ts: lower case, invisible characters removed,
  * homoglyphs and leetspeak folded, spaces collapsed), and why a host should care. The
  * false-positive boundary of each is in docs/content-checks.md; keep the two in step.
@@ -14,7 +14,7 @@ export type InjectionFamily =
 
 /**
  * Hard: a finding (high) alone. Soft: recorded, and a finding only in combination with
- * another signal of the same text (evidence, design §4): an imperative to the model, a
+ * another signal of the same text (evidence, docs/design.md §4): an imperative to the model, a
  * mention of secrets or of approval is ordinary in documentation on its own.
  */
 export type Strength = 'hard' | 'soft';

@@ -88,7 +88,7 @@ function declaresHints(tool: RawTool): boolean {
 }
 
 /**
- * A vendor adopting annotations (design §4): most of the tools on both sides go from
+ * A vendor adopting annotations (docs/design.md §4): most of the tools on both sides go from
  * declaring no hint to declaring some in this one release.
  */
 function isAdoption(pairs: ReadonlyArray<readonly [RawTool, RawTool]>, common: number): boolean {
@@ -101,7 +101,7 @@ function isAdoption(pairs: ReadonlyArray<readonly [RawTool, RawTool]>, common: n
 }
 
 /**
- * Diffs two listings (design §3-§4). Identical canonical listings give no findings and
+ * Diffs two listings (docs/design.md §3-§4). Identical canonical listings give no findings and
  * severity `none`, whatever the context. Findings about the change as a whole (silent_change,
  * no_change_notification) have `tool: null` and come first; the rest are ordered by tool
  * name, then severity, worst first.
@@ -241,7 +241,7 @@ export function diffListings(
 }
 
 /**
- * Content findings on a server's first listing ("poison on first sight", design §4): the
+ * Content findings on a server's first listing ("poison on first sight", docs/design.md §4): the
  * content checks of every tool, as if each were added, and nothing else. A first listing
  * otherwise only becomes the baseline; with no content finding this returns none.
  */
@@ -272,7 +272,7 @@ export function checkFirstListing(listing: ListingInput, context: DiffContext = 
 /**
  * instruction_injection is critical when families combine on one tool (secrets and
  * concealment, exfiltration and an override...) or when the tool relaxes a hint in the
- * same change (design §4).
+ * same change (docs/design.md §4).
  */
 function injectionEscalations(drafts: readonly Draft[]): string[] {
   const families = new Set(
@@ -442,7 +442,7 @@ function finding(
   escalations: readonly string[],
 ): Finding {
   const severity = escalations.reduce<Severity>((level) => escalate(level), draft.base);
-  // Keys in the order of the --json contract (design §7); absent before/after stay absent.
+  // Keys in the order of the --json contract (docs/design.md §7); absent before/after stay absent.
   return {
     tool,
     kind: draft.kind,

@@ -1,7 +1,7 @@
 import type { Finding } from './types.js';
 
 /**
- * A finding as every `--json` document carries it (design §7), with its interpretation
+ * A finding as every `--json` document carries it (docs/design.md §7), with its interpretation
  * record (§5) so that it reads on its own: the same keys in the same order wherever it is
  * printed, and absent optional keys left out rather than null.
  */

@@ -5,7 +5,7 @@ import { compareSeverity, type Severity } from './severity.js';
 
 /**
  * How plausible a relaxing hint is that a tool declares for the first time (absent before,
- * declared after), judged by what the tool says of itself (design §4, first declarations).
+ * declared after), judged by what the tool says of itself (docs/design.md §4, first declarations).
  * Vendors adopting annotations declare `read_graph` read-only and local file tools
  * closed-world: that is what their names say, and it is not a rug pull. A hint that the
  * tool's own text contradicts is.

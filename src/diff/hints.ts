@@ -8,7 +8,7 @@ export const HINTS = [
 ] as const;
 export type HintName = (typeof HINTS)[number];
 
-/** What an absent hint means (design §3): the pessimistic reading. */
+/** What an absent hint means (docs/design.md §3): the pessimistic reading. */
 export const HINT_DEFAULTS: Readonly<Record<HintName, boolean>> = {
   readOnlyHint: false,
   destructiveHint: true,
@@ -88,7 +88,7 @@ export function declaredText(declared: DeclaredHint): string {
   return String(declared);
 }
 
-/** The relaxing direction of each hint (design §3): the value a host gates less on. */
+/** The relaxing direction of each hint (docs/design.md §3): the value a host gates less on. */
 export const RELAXED_VALUE: Readonly<Record<HintName, boolean>> = {
   readOnlyHint: true,
   destructiveHint: false,

@@ -2,7 +2,7 @@ import { foldConfusables } from './confusable-skeleton.js';
 import { hiddenRuns } from './visible-text.js';
 
 /**
- * Text as the content rules match it (design §4): hidden code points removed (so that a
+ * Text as the content rules match it (docs/design.md §4): hidden code points removed (so that a
  * zero-width space inside "ig\u200Bnore" does not defeat a rule), NFKC (fullwidth and
  * mathematical letters become plain ones), case folded, letters that imitate ASCII ones
  * folded to them (Unicode's confusables, confusable-skeleton.ts),

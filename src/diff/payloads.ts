@@ -1,5 +1,5 @@
 /**
- * Text hidden inside a string in a form a reader does not read (design §4): base64,
+ * Text hidden inside a string in a form a reader does not read (docs/design.md §4): base64,
  * base32, hex, URL and HTML-entity encoding, rot13, reversed text, an HTML comment (a
  * rendered description does not show it), and bytes smuggled in variation selectors or in
  * zero-width binary. Only what decodes to readable text counts: hashes, ids and images

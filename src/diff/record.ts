@@ -10,7 +10,7 @@ import type {
   TrustLevel,
 } from './types.js';
 
-/** What the trust posture implies for a host reading these hints (design §5). */
+/** What the trust posture implies for a host reading these hints (docs/design.md §5). */
 export function trustImplication(level: TrustLevel): string {
   switch (level) {
     case 'trusted':

@@ -22,7 +22,7 @@ export function renameKey(tool: RawTool): string {
 
 /**
  * Pairs removed tools with added ones that have an identical inputSchema and description
- * (design §4, tool_renamed), so that annotations are compared across the rename. Linear:
+ * (docs/design.md §4, tool_renamed), so that annotations are compared across the rename. Linear:
  * removed tools are indexed by key. When several tools share a key, they pair in the
  * order given (callers pass both lists sorted by name), which keeps the result stable.
  * Then the rest pair when near-identical (substantive.ts: a trailing space, one optional

@@ -1,4 +1,4 @@
-/** Highest first (design §4). Same order and names as the config's ALERT_MIN_SEVERITY. */
+/** Highest first (docs/design.md §4). Same order and names as the config's ALERT_MIN_SEVERITY. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 /** A change's severity: its highest finding's, or `none` when there are no findings. */
@@ -27,7 +27,7 @@ export function severityAtLeast(severity: ChangeSeverity, threshold: Severity): 
   return RANK[severity] >= RANK[threshold];
 }
 
-/** One level up, capped at critical (design §4, escalations). */
+/** One level up, capped at critical (docs/design.md §4, escalations). */
 export function escalate(severity: Severity): Severity {
   switch (severity) {
     case 'info':

@@ -4,7 +4,7 @@ import { normalizeForMatching } from './normalize.js';
 /** Another registered server's tool by its key (lower case, `-` as `_`), or undefined. */
 export type OtherServerLookup = (key: string) => { name: string; server: string } | undefined;
 
-/** What a shadowing check needs to know beyond the text (design §4, tool_shadowing). */
+/** What a shadowing check needs to know beyond the text (docs/design.md §4, tool_shadowing). */
 export interface ShadowScope {
   /** The server of this listing, when known: a look-alike finding names both servers. */
   server: string | null;
@@ -50,7 +50,7 @@ export function skeletonLookupIn(tools: ReadonlyMap<string, string>): OtherServe
 }
 
 /**
- * The tools `name` is a look-alike of (design §4): another tool of this listing, or of
+ * The tools `name` is a look-alike of (docs/design.md §4): another tool of this listing, or of
  * another registered server, whose name differs from it but has the same confusable
  * skeleton ("sеnd_email" with a Cyrillic е beside "send_email").
  */

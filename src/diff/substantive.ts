@@ -1,7 +1,7 @@
 import type { RawTool } from '../listings/canonical.js';
 
 /**
- * What counts as a real change of a tool's description or input schema (design §4): the
+ * What counts as a real change of a tool's description or input schema (docs/design.md §4): the
  * escalation of a relaxation, and the near-identical renames, look only at this. Schema
  * generators churn `$schema`, `additionalProperties`, integer bounds at
  * ±Number.MAX_SAFE_INTEGER and the order of `required`; descriptions gain a trailing space

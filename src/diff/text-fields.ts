@@ -107,7 +107,7 @@ function walk(value: unknown, path: string, inSchema: boolean, out: ToolText[]):
 }
 
 /**
- * Every string of a tool a model or a person reads (design §4, content checks): its name,
+ * Every string of a tool a model or a person reads (docs/design.md §4, content checks): its name,
  * title, description, every string under annotations, and every string and non-vocabulary
  * key inside inputSchema and outputSchema at any depth ($defs included). Other top-level
  * keys are walked too, except icons, _meta and execution.

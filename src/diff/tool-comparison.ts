@@ -106,7 +106,7 @@ function textOf(value: unknown): string | null {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The top-level `title`, else `annotations.title` (design §4: either is the title). */
+/** The top-level `title`, else `annotations.title` (docs/design.md §4: either is the title). */
 function titleOf(tool: RawTool | undefined): string | null {
   if (!tool) return null;
   if (tool['title'] !== undefined) return textOf(tool['title']);

@@ -4,14 +4,14 @@ import type { ContentRecord } from './content-checks.js';
 import type { DeclaredHint, HintName } from './hints.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 
-/** A server's trust posture (design §2). */
+/** A server's trust posture (docs/design.md §2). */
 export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
 export type TrustLevel = (typeof TRUST_LEVELS)[number];
 
 export type { FindingKind } from './catalogue.js';
 
 /**
- * One interpreted difference. The first seven keys are the `--json` contract (design §7).
+ * One interpreted difference. The first seven keys are the `--json` contract (docs/design.md §7).
  * `tool` is null for change-level findings (silent_change, no_change_notification,
  * unversioned_change). For content findings `field` is the JSON path of the text within
  * the tool, and there is no before/after: the text is in the listing at that path (it may
@@ -72,7 +72,7 @@ export interface InterpretationRecord {
    * table's (a graded first declaration), or null.
    */
   severity: { base: Severity; basis: string | null; escalations: string[] };
-  /** Content findings (design §4): the text, where it is, what it matched; else null. */
+  /** Content findings (docs/design.md §4): the text, where it is, what it matched; else null. */
   content: ContentRecord | null;
 }
 

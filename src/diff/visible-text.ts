@@ -1,5 +1,5 @@
 /**
- * Code points a reader cannot see, or that reorder what they see (design §4,
+ * Code points a reader cannot see, or that reorder what they see (docs/design.md §4,
  * hidden_characters), and how to show them: one judgment, used both to report them and to
  * print server text with them made visible (`⟦U+E0041⟧`). What is legitimate (a joiner
  * inside an emoji sequence, a variation selector after an emoji or an ideograph, a

@@ -98,7 +98,7 @@ export function canonicalTool(tool: RawTool): string {
 const HASH_CHUNK = 1 << 16;
 
 /**
- * The canonical form and hashes of a listing (design §2). Tool names must be unique (see
+ * The canonical form and hashes of a listing (docs/design.md §2). Tool names must be unique (see
  * validateTools), and the tools must not be changed afterwards.
  *
  * Each tool is written as UTF-8 into a small buffer, hashed where it lies, and fed to the

@@ -89,7 +89,7 @@ export async function latestOkObservation(
 
 /**
  * When a server's listing was first and last observed: hosts that listed between those
- * times hold its values (design §5, stale-session exposure).
+ * times hold its values (docs/design.md §5, stale-session exposure).
  */
 export async function listingSpan(
   db: Database,

@@ -63,7 +63,7 @@ export function validateTools(value: unknown, what = 'the tools list'): RawTool[
 
 /**
  * The tools of a document that is either a tools/list result (`{"tools": [...]}`, other keys
- * such as nextCursor ignored) or a bare JSON array of tools (design §7, `diff`).
+ * such as nextCursor ignored) or a bare JSON array of tools (docs/design.md §7, `diff`).
  */
 export function toolsFromDocument(doc: unknown, what = 'the document'): RawTool[] {
   if (Array.isArray(doc)) return validateTools(doc, what);

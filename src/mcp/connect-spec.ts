@@ -1,5 +1,5 @@
 /**
- * How to reach one MCP server. Mirrors the registered server (design §2) minus what only the
+ * How to reach one MCP server. Mirrors the registered server (docs/design.md §2) minus what only the
  * watcher needs (schedule, recipients, trust).
  *
  * `headers` and `env` values may contain `${VAR}` references; they are resolved from the

@@ -28,7 +28,7 @@ export interface ServerView {
   webhook: string | null;
   alertMinSeverity: ServerRow['alertMinSeverity'];
   hold: boolean;
-  /** Whether the service keeps a session open (design §2: http and sse always). */
+  /** Whether the service keeps a session open (docs/design.md §2: http and sse always). */
   held: boolean;
   enabled: boolean;
   protocolEra: ServerRow['protocolEra'];

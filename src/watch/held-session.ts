@@ -98,7 +98,7 @@ const PING_JITTER = 0.25;
 const CLOSE_GRACE_MS = 1_000;
 
 /**
- * A long-lived session that behaves like a host (design §2): it lists once per connection,
+ * A long-lived session that behaves like a host (docs/design.md §2): it lists once per connection,
  * keeps that listing, and re-lists only when the server says its tools changed: unsolicited
  * `notifications/tools/list_changed` on 2025-era connections (on the GET stream over
  * Streamable HTTP), a `subscriptions/listen` stream on 2026-07-28 connections. It detects

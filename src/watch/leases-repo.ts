@@ -3,7 +3,7 @@ import type { Database } from '../db/client.js';
 import { servers, workerLeases, workers } from '../db/schema.js';
 
 /*
- * Workers split the enabled servers through leases (design §10). A worker beats, renews
+ * Workers split the enabled servers through leases (docs/design.md §10). A worker beats, renews
  * its leases, lets go of those beyond its fair share, and claims free or expired ones up
  * to it. A worker killed with SIGKILL stops renewing; its leases expire and the others
  * claim them. The lease row's primary key is the server, so a server has at most one
