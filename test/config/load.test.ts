@@ -30,6 +30,9 @@ describe('configuration', () => {
       PROBE_CONCURRENCY: 16,
       HISTORY_DAYS: 400,
       LEASE_SECONDS: 30,
+      CONSOLE_TOKEN: undefined,
+      CONSOLE_HOSTS: [],
+      TRUST_PROXY: false,
     });
   });
 

@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { consoleToken } from '../../src/console/console-token.js';
+import { consoleToken, TOKEN_FILE } from '../../src/console/console-token.js';
 
 const homes: string[] = [];
 function home(): string {
@@ -17,13 +17,15 @@ afterEach(() => {
 
 describe('the console token', () => {
   it('is made on first start, private to its owner, and kept for later starts', () => {
-    const config = loadConfig({ MCP_DRIFT_HOME: home() });
+    const dir = home();
+    const config = loadConfig({ MCP_DRIFT_HOME: dir });
+    expect(existsSync(path.join(dir, TOKEN_FILE))).toBe(false);
     const first = consoleToken(config);
-    expect(first).toMatchObject({ source: 'file', generated: true });
+    expect(first).toMatchObject({ source: 'file', file: path.join(dir, TOKEN_FILE) });
     expect(first.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(statSync(first.file!).mode & 0o777).toBe(0o600);
     const again = consoleToken(config);
-    expect(again).toMatchObject({ value: first.value, generated: false, madePrivate: false });
+    expect(again).toMatchObject({ value: first.value, madePrivate: false });
   });
 
   it('makes a token file others could read private again', () => {
