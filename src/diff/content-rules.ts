@@ -122,7 +122,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     quick: /</,
     family: 'override',
     pattern:
-      /<\s*\/?\s*(?:important|instructions?|system(?:[ _-]?prompt)?|admin|secret|hidden|critical|override|assistant|sudo|priority)\s*>/,
+      /<\s*\/?\s*(?:important|system(?:[ _-]?prompt)?|admin|secret|hidden|critical|override|assistant|sudo|priority)\s*>/,
     reason: 'wraps text in a tag meant to read to the model as a higher-priority instruction',
   },
   {

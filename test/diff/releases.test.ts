@@ -91,14 +91,12 @@ const ALERTING = new Map([
 ]);
 
 /**
- * Content findings on real text that the content checks get wrong, kept so that they show:
- * neon's prepare_database_migration wraps its own answer format in `<response_instructions>`
- * and `<instructions>` tags, which the instruction-tag rule reads as an override. Only these
- * may be flagged on first sight; a pair they lift to high counts by its other findings.
+ * Content findings on real text that the content checks get wrong, kept so that they show.
+ * None today: neon's prepare_database_migration, which wraps its own answer format in
+ * `<response_instructions>` and `<instructions>` tags, was one until the instruction-tag
+ * rule stopped reading a plain `<instructions>` tag as an override (docs/content-checks.md).
  */
-const CONTENT_FALSE_POSITIVES = new Set([
-  '@neondatabase/mcp-server-neon prepare_database_migration instruction_injection',
-]);
+const CONTENT_FALSE_POSITIVES = new Set<string>([]);
 
 function isKnownFalsePositive(pkg: string, finding: Finding): boolean {
   return CONTENT_FALSE_POSITIVES.has(`${pkg} ${finding.tool} ${finding.kind}`);
