@@ -1,12 +1,10 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { LiveFeed } from '../../src/console/live-feed.js';
-import { ConsoleKeys } from '../../src/console/session.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { RunningHttpServer } from '../../src/http/http-server.js';
-import { MAX_BODY_BYTES, startOpsServer } from '../../src/http/ops-server.js';
+import { MAX_BODY_BYTES } from '../../src/http/ops-server.js';
 import { createLogger } from '../../src/log.js';
+import { startConsoleServer } from '../support/console-server.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /*
@@ -81,16 +79,7 @@ function upload(
 beforeAll(async () => {
   database = await createTestDatabase();
   handle = await database.open({ share: true });
-  const config = loadConfig({ HTTP_PORT: '0', CONSOLE_TOKEN: TOKEN });
-  const live = new LiveFeed(handle.db, { logger });
-  http = await startOpsServer({
-    db: handle.db,
-    config,
-    logger,
-    workerId: 'test-worker',
-    console: { db: handle.db, config, logger, keys: new ConsoleKeys(TOKEN), live },
-  });
-  port = Number(new URL(http.url).port);
+  ({ http, port } = await startConsoleServer(handle.db, { token: TOKEN, logger }));
 });
 
 afterAll(async () => {

@@ -1,16 +1,13 @@
 import { request } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { LiveFeed } from '../../src/console/live-feed.js';
-import { ConsoleKeys } from '../../src/console/session.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { servers } from '../../src/db/schema.js';
 import { allowedNames, hostAllowed } from '../../src/http/host-allowlist.js';
 import type { RunningHttpServer } from '../../src/http/http-server.js';
-import { startOpsServer } from '../../src/http/ops-server.js';
 import { createLogger } from '../../src/log.js';
 import { chromiumAvailable, launchChromium } from '../support/browser.js';
+import { startConsoleServer } from '../support/console-server.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /*
@@ -29,7 +26,6 @@ const logger = createLogger('silent');
 let database: TestDatabase;
 let handle: DatabaseHandle;
 let http: RunningHttpServer;
-let live: LiveFeed;
 let port: number;
 
 /** One request with the Host header given (fetch does not let a caller set it). */
@@ -71,20 +67,11 @@ beforeAll(async () => {
   await handle.db
     .insert(servers)
     .values({ name: SERVER_NAME, transport: 'http', url: 'http://127.0.0.1:9/mcp' });
-  const config = loadConfig({
-    HTTP_PORT: '0',
-    CONSOLE_TOKEN: TOKEN,
-    CONSOLE_HOSTS: 'drift.internal.example, Console.Example.org.',
-  });
-  live = new LiveFeed(handle.db, { logger });
-  http = await startOpsServer({
-    db: handle.db,
-    config,
+  ({ http, port } = await startConsoleServer(handle.db, {
+    token: TOKEN,
     logger,
-    workerId: 'test-worker',
-    console: { db: handle.db, config, logger, keys: new ConsoleKeys(TOKEN), live },
-  });
-  port = Number(new URL(http.url).port);
+    env: { CONSOLE_HOSTS: 'drift.internal.example, Console.Example.org.' },
+  }));
 });
 
 afterAll(async () => {
