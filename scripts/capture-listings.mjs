@@ -110,7 +110,7 @@ function command(dir, pkg, entry) {
   if (typeof bin !== 'string') throw new Error('the package has no bin');
   // One working directory per package, not per version: a server that prints it in a
   // description (an image folder) then prints the same text in every version.
-  const work = join(SCRATCH, 'work', pkg.replace(/^@/, '').replace('/', '__'));
+  const work = join(SCRATCH, 'run', pkg.replace(/^@/, '').replace('/', '__'));
   mkdirSync(work, { recursive: true });
   const args = (entry.args ?? []).map((arg) => arg.replaceAll('{dir}', work));
   return {
