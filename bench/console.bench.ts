@@ -43,7 +43,7 @@ import { opsApp } from '../src/http/ops-server.js';
 import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
 import { storeListing } from '../src/listings/listings-repo.js';
 import { createLogger } from '../src/log.js';
-import { COUNT_WINDOWS, fleetQuery } from '../src/registry/fleet.js';
+import { COUNT_WINDOWS, fleetQuery } from '../src/read-models/fleet.js';
 import { listServersQuery } from '../src/registry/servers-repo.js';
 import { relaxed } from '../test/support/probe-results.js';
 import { openBench } from './throwaway-database.js';

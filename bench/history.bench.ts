@@ -25,7 +25,7 @@ import type { Database } from '../src/db/client.js';
 import { readMetricsSnapshot } from '../src/http/metrics-snapshot.js';
 import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
 import { countAttempts } from '../src/listings/observation-counts.js';
-import { fleetView } from '../src/registry/fleet.js';
+import { fleetView } from '../src/read-models/fleet.js';
 import { getServer } from '../src/registry/servers-repo.js';
 import { listed, withHints } from '../test/support/probe-results.js';
 import { openBench } from './throwaway-database.js';

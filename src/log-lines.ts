@@ -5,7 +5,7 @@
  * commands never write a log line.
  */
 
-import { terminalSafeJson } from './diff/terminal-text.js';
+import { terminalSafeJson } from './text/terminal-text.js';
 
 export const MASK = '****';
 

@@ -11,7 +11,7 @@ import {
   type DeliveryRow,
 } from './alerts-repo.js';
 import { getServer } from '../registry/servers-repo.js';
-import { shownDestination } from './alert-url.js';
+import { shownDestination } from '../config/alert-url.js';
 
 export interface DeliveryView {
   id: number;

@@ -1,9 +1,7 @@
+import { CHANNELS, type ChannelName } from '../config/channels.js';
 import type { Config } from '../config/schema.js';
 import type { ServerRow } from '../db/schema.js';
 import { severityAtLeast, type ChangeSeverity, type Severity } from '../diff/index.js';
-
-export const CHANNELS = ['email', 'slack', 'webhook'] as const;
-export type ChannelName = (typeof CHANNELS)[number];
 
 /** One channel's global settings: who hears everything, and from which severity on. */
 export interface ChannelPolicy {

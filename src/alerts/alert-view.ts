@@ -1,4 +1,4 @@
-import type { FindingRow } from '../changes/changes-repo.js';
+import type { FindingRow } from '../db/schema.js';
 import type { HintName } from '../diff/hints.js';
 import {
   SEVERITIES,

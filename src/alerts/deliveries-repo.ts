@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { deliveries, type DeliveryRow } from '../db/schema.js';
-import type { ChannelName, Destination } from './alert-policy.js';
+import type { Destination } from './alert-policy.js';
+import type { ChannelName } from '../config/channels.js';
 import { randomUUID } from 'node:crypto';
 
 /**

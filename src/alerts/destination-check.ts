@@ -3,7 +3,8 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { servers } from '../db/schema.js';
 import type { Logger } from '../log.js';
-import { alertPolicyOf, CHANNELS, channelDestinations } from './alert-policy.js';
+import { alertPolicyOf, channelDestinations } from './alert-policy.js';
+import { CHANNELS } from '../config/channels.js';
 
 const SETTINGS =
   'set ALERT_TO (mail goes to the .eml outbox until SMTP_URL is set), SLACK_WEBHOOK_URL or WEBHOOK_URL (with WEBHOOK_SECRET), or give servers --notify, --slack or --webhook';

@@ -1,4 +1,4 @@
-import type { ChangeRow, FindingRow } from '../changes/changes-repo.js';
+import type { ChangeRow, FindingRow } from '../db/schema.js';
 import type { TrustLevel } from '../diff/index.js';
 import {
   ALERT_LIMITS,

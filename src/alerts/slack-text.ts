@@ -1,4 +1,4 @@
-import { visibleText } from '../diff/visible-text.js';
+import { visibleText } from '../text/visible-text.js';
 
 /**
  * Slack's mrkdwn gives `&`, `<` and `>` a meaning (entities, links, mentions such as

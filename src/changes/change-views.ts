@@ -10,7 +10,8 @@ import {
 } from '../diff/index.js';
 import type { InterpretationRecord } from '../diff/types.js';
 import { getServer } from '../registry/servers-repo.js';
-import { findingsOfChanges, getChange, listChanges, type FindingRow } from './changes-repo.js';
+import type { FindingRow } from '../db/schema.js';
+import { findingsOfChanges, getChange, listChanges } from './changes-repo.js';
 
 export interface ChangeView {
   id: number;

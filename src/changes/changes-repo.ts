@@ -12,16 +12,21 @@ import {
   type SQL,
 } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { changes, findings, listings, observations, servers } from '../db/schema.js';
+import {
+  changes,
+  findings,
+  listings,
+  observations,
+  servers,
+  type ChangeRow,
+  type FindingRow,
+  type NewChangeRow,
+} from '../db/schema.js';
 import { uniqueViolation } from '../db/sql-errors.js';
 import { toStorableJson, toStorableText } from '../db/storable.js';
 import type { Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import type { NewObservationRow, ObservationRow } from '../listings/listings-repo.js';
-
-export type ChangeRow = typeof changes.$inferSelect;
-export type NewChangeRow = typeof changes.$inferInsert;
-export type FindingRow = typeof findings.$inferSelect;
 
 /** Where a server's listing history ends: its last change, or else its first listing. */
 export interface ChainEnd {

@@ -1,7 +1,7 @@
 import { decideAlert, type AlertPolicy } from '../alerts/alert-policy.js';
 import { enqueueAlert, type QueuedAlert } from '../alerts/alerts-repo.js';
 import type { Database } from '../db/client.js';
-import type { ServerRow } from '../db/schema.js';
+import type { ChangeRow, ServerRow } from '../db/schema.js';
 import {
   checkFirstListing,
   diffListings,
@@ -32,7 +32,6 @@ import {
   extendLatestRuns,
   isDuplicateAppend,
   otherServersTools,
-  type ChangeRow,
 } from './changes-repo.js';
 
 export interface ObservationInput {

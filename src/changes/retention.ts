@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { baselines, changes, heldSessions, listings, observations, outages } from '../db/schema.js';
 import type { Logger } from '../log.js';
-import { sleep } from '../watch/backoff.js';
+import { sleep } from '../backoff.js';
 
 /** Rows per statement: each statement is short, so recording never waits long behind one. */
 export const PRUNE_BATCH = 500;

@@ -1,5 +1,5 @@
 import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
-import { CHANNELS, type ChannelName } from '../alerts/alert-policy.js';
+import { CHANNELS, type ChannelName } from '../config/channels.js';
 import { DriftError } from '../errors.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
@@ -124,7 +124,7 @@ export async function alertsTestCommand(run: CommandRun): Promise<void> {
   problems.throwIfAny();
   const ctx = await run.context();
   // The mailer and HTTP channels load only here: no other alerts command sends anything.
-  const { testChannels } = await import('../alerts/test-channels.js');
+  const { testChannels } = await import('../delivery/test-channels.js');
   const results = await testChannels(ctx.config, await ctx.logger(), {
     channel: opts.channel as ChannelName | undefined,
   });

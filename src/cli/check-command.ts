@@ -1,6 +1,6 @@
 import { checkServer } from '../changes/check-server.js';
 import { formatFindingsText } from '../diff/index.js';
-import { sanitizeForTerminal } from '../diff/terminal-text.js';
+import { sanitizeForTerminal } from '../text/terminal-text.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { sarifLog } from '../diff/sarif.js';

@@ -1,7 +1,7 @@
 import { findingJson } from '../diff/finding-json.js';
 import { formatFindingsText } from '../diff/index.js';
-import { diffListingFiles, diffListingSources } from '../listings/listing-file.js';
-import { listingSarifLog } from '../listings/listing-sarif.js';
+import { diffListingFiles, diffListingSources } from './listing-file.js';
+import { listingSarifLog } from './listing-sarif.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { enforceFailOn, formatFlag, severityFlag, trustFlag } from './flags.js';

@@ -3,7 +3,7 @@ import {
   sanitizeForTerminal,
   terminalSafeJson,
   terminalSafeOutput,
-} from '../diff/terminal-text.js';
+} from '../text/terminal-text.js';
 
 let documentPrinted = false;
 

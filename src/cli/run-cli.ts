@@ -2,7 +2,7 @@ import { CommanderError, type Command } from 'commander';
 import { DriftError, type DriftErrorCode } from '../errors.js';
 import { scrubSecrets } from '../log-lines.js';
 import type { CommandContext } from './context.js';
-import { terminalSafeJson, terminalSafeOutput } from '../diff/terminal-text.js';
+import { terminalSafeJson, terminalSafeOutput } from '../text/terminal-text.js';
 import { jsonDocumentPrinted } from './output.js';
 import { buildProgram } from './program.js';
 

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDispatcher } from '../alerts/create-dispatcher.js';
+import { createDispatcher } from '../delivery/create-dispatcher.js';
 import {
   alertDestinationProblems,
   warnWhenAlertsReachNobody,

@@ -1,4 +1,4 @@
-import { sanitizeForTerminal } from '../diff/terminal-text.js';
+import { sanitizeForTerminal } from '../text/terminal-text.js';
 import type { HostContext } from '../registry/host-configs.js';
 import { importServers, readImportSources, type ImportReport } from '../registry/import-servers.js';
 import { Problems } from '../problems.js';

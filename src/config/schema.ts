@@ -1,5 +1,5 @@
 import { cronProblem, isValidCron } from '../cron-expression.js';
-import { alertUrlProblem } from '../alerts/alert-url.js';
+import { alertUrlProblem } from './alert-url.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { isEmailAddress } from '../email-address.js';
 

@@ -11,8 +11,8 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { DriftError, isDriftError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { filterFleet, fleetView } from '../registry/fleet.js';
-import { serverDetail } from '../registry/server-detail.js';
+import { filterFleet, fleetView } from '../read-models/fleet.js';
+import { serverDetail } from '../read-models/server-detail.js';
 import { enableServer } from '../registry/server-registry.js';
 import { listServers } from '../registry/servers-repo.js';
 import {

@@ -4,7 +4,7 @@ import { deliveriesVersion } from '../alerts/deliveries-repo.js';
 import { actionsVersion } from '../audit/operator-actions-repo.js';
 import { changesVersion } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
-import { withTimeLimit } from '../http/time-limit.js';
+import { withTimeLimit } from '../time-limit.js';
 import { baselinesVersion } from '../listings/listings-repo.js';
 import { observationsVersion } from '../listings/observation-counts.js';
 import type { Logger } from '../log.js';

@@ -1,6 +1,6 @@
 import { isSeverity, FINDING_KINDS, type Severity } from '../diff/index.js';
 import { DriftError } from '../errors.js';
-import { FLEET_SORTS, type FleetFilter } from '../registry/fleet.js';
+import { FLEET_SORTS, type FleetFilter } from '../read-models/fleet.js';
 
 /*
  * Query and form values as the console's pages and API take them. A value that does not

@@ -431,3 +431,6 @@ export type ServerImportRow = typeof serverImports.$inferSelect;
 export type NewServerRow = typeof servers.$inferInsert;
 export type AlertRow = typeof alerts.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
+export type ChangeRow = typeof changes.$inferSelect;
+export type NewChangeRow = typeof changes.$inferInsert;
+export type FindingRow = typeof findings.$inferSelect;

@@ -14,7 +14,7 @@ import {
   visibleText,
   type HiddenClass,
   type HiddenRun,
-} from './visible-text.js';
+} from '../text/visible-text.js';
 
 /** What a content finding's interpretation record adds (docs/design.md §5): what, where, why. */
 export interface ContentRecord {

@@ -26,7 +26,7 @@ import { changeSeverity, compareSeverity, escalate, type Severity } from './seve
 import { lookupIn, skeletonLookupIn } from './shadowing.js';
 import { toolTexts } from './text-fields.js';
 import type { DiffContext, DiffResult, Finding, HintRecord } from './types.js';
-import { visibleText } from './visible-text.js';
+import { visibleText } from '../text/visible-text.js';
 
 /** Raw tools, or a listing already canonicalized (to hash once and diff many times). */
 export type ListingInput = readonly RawTool[] | CanonicalListing;

@@ -2,7 +2,7 @@ import { kindEntry } from './catalogue.js';
 import { groupFindingsByTool } from './group-findings.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 import type { Finding } from './types.js';
-import { sanitizeForTerminal } from './terminal-text.js';
+import { sanitizeForTerminal } from '../text/terminal-text.js';
 
 const VALUE_WIDTH = 32;
 

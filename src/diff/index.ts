@@ -13,9 +13,9 @@ export { CONTENT_RULES, type ContentRule, type InjectionFamily } from './content
 export type { ContentRecord } from './content-checks.js';
 export { normalizeForMatching } from './normalize.js';
 export { toolKey } from './shadowing.js';
-export { hiddenRuns, visibleText, type HiddenClass } from './visible-text.js';
+export { hiddenRuns, visibleText, type HiddenClass } from '../text/visible-text.js';
 export { formatFindingsText } from './format-text.js';
-export { sanitizeForTerminal } from './terminal-text.js';
+export { sanitizeForTerminal } from '../text/terminal-text.js';
 export {
   HINTS,
   HINT_DEFAULTS,

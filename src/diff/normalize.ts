@@ -1,5 +1,5 @@
 import { foldConfusables } from './confusable-skeleton.js';
-import { hiddenRuns } from './visible-text.js';
+import { hiddenRuns } from '../text/visible-text.js';
 
 /**
  * Text as the content rules match it (docs/design.md §4): hidden code points removed (so that a

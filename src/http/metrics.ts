@@ -6,7 +6,7 @@ import {
   type MetricsSnapshot,
   type ProbeDurations,
 } from './metrics-snapshot.js';
-import { withTimeLimit } from './time-limit.js';
+import { withTimeLimit } from '../time-limit.js';
 
 /**
  * `/metrics`: the service's figures in the Prometheus text format, read from the database

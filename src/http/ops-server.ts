@@ -8,7 +8,7 @@ import { allowedNames, hostAllowList } from './host-allowlist.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
 import { Metrics } from './metrics.js';
 import { ReadinessCheck } from './readiness.js';
-import { describeDatabaseError } from './time-limit.js';
+import { describeDatabaseError } from '../time-limit.js';
 
 const OPS_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
 

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { migrationsFolder } from '../db/migrate.js';
 import type { Logger } from '../log.js';
-import { describeDatabaseError, withTimeLimit } from './time-limit.js';
+import { describeDatabaseError, withTimeLimit } from '../time-limit.js';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 

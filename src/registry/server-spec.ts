@@ -1,7 +1,7 @@
 import { cronProblem, isValidCron } from '../cron-expression.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
-import { alertUrlProblem } from '../alerts/alert-url.js';
+import { alertUrlProblem } from '../config/alert-url.js';
 import { isEmailAddress } from '../email-address.js';
 import { DriftError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import { maskQuerySecrets } from '../log-lines.js';
-import { maskAlertUrl } from '../alerts/alert-url.js';
+import { maskAlertUrl } from '../config/alert-url.js';
 import type { ServerRow } from '../db/schema.js';
 import { maskValue, maskValues } from './redact.js';
 import { maskArguments } from './secrets.js';

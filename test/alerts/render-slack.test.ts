@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderSlack, SLACK_LIMITS } from '../../src/alerts/render-slack.js';
 import { renderWebhook } from '../../src/alerts/render-webhook.js';
 import { escapeMrkdwn } from '../../src/alerts/slack-text.js';
-import { visibleText } from '../../src/diff/visible-text.js';
+import { visibleText } from '../../src/text/visible-text.js';
 import { annotations, loadListing, toolNamed, withChange } from '../listings/support.js';
 import { blockKitProblems } from '../support/block-kit.js';
 import { storedChange } from './stored-change.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertListItem } from '../../src/alerts/alert-list.js';
-import { messageIdOf } from '../../src/alerts/channel.js';
+import { messageIdOf } from '../../src/delivery/channel.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { requestsTo, startReceiver, type TestReceiver } from '../support/http-receiver.js';

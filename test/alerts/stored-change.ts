@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { ChangeRow, FindingRow } from '../../src/changes/changes-repo.js';
+import type { ChangeRow, FindingRow } from '../../src/db/schema.js';
 import type { AlertChange } from '../../src/alerts/render-alert.js';
 import { diffListings, type DeliveryContext, type TrustLevel } from '../../src/diff/index.js';
 import type { RawTool } from '../../src/listings/canonical.js';

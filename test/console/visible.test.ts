@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { visibleText } from '../../src/diff/visible-text.js';
-import { visibleSegments, visibleString } from '../../src/console/visible.js';
+import { visibleText } from '../../src/text/visible-text.js';
+import { visibleSegments, visibleString } from '../../src/console/pages/visible.js';
 
 describe('server text made visible for the console', () => {
   it('leaves ordinary text, line breaks and emoji sequences alone', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { headline } from '../../src/alerts/alert-view.js';
-import type { FindingRow } from '../../src/changes/changes-repo.js';
+import type { FindingRow } from '../../src/db/schema.js';
 import { FINDING_KINDS, baseSeverity, kindEntry } from '../../src/diff/index.js';
 
 /** Design §4's table, row by row. */

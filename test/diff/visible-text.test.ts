@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hiddenRuns, normalizeForMatching, visibleText } from '../../src/diff/index.js';
-import { decodeTags } from '../../src/diff/visible-text.js';
+import { decodeTags } from '../../src/text/visible-text.js';
 import { encodedPayloads, variationSelectorPayload } from '../../src/diff/payloads.js';
 
 const classes = (text: string) => hiddenRuns(text).map((run) => run.class);

@@ -5,7 +5,7 @@ import { recordObservation } from '../../src/changes/record-observation.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { servers, type ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
-import { filterFleet, fleetView } from '../../src/registry/fleet.js';
+import { filterFleet, fleetView } from '../../src/read-models/fleet.js';
 import { noteHeldSession } from '../../src/watch/held-sessions-repo.js';
 import { markDown } from '../../src/watch/outages-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';

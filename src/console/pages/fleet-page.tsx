@@ -6,7 +6,7 @@ import {
   type FleetFilter,
   type FleetServer,
   type FleetView,
-} from '../../registry/fleet.js';
+} from '../../read-models/fleet.js';
 import { Layout } from './layout.js';
 import { Hash, Notice, Sev, When, type PageContext } from './parts.js';
 

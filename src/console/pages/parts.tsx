@@ -1,7 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { FeedItem } from '../../changes/change-views.js';
 import type { ChangeSeverity } from '../../diff/index.js';
-import { visibleSegments } from '../visible.js';
+import { visibleSegments } from './visible.js';
 
 /** What every page needs from the request: the session's CSRF token, who, and when. */
 export interface PageContext {

@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import { HINTS, type DeclaredHint } from '../../diff/index.js';
-import type { ServerDetail } from '../../registry/server-detail.js';
+import type { ServerDetail } from '../../read-models/server-detail.js';
 import { Layout } from './layout.js';
 import {
   Hash,

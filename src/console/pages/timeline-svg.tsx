@@ -1,5 +1,5 @@
 import type { FC } from 'hono/jsx';
-import type { Timeline } from '../../changes/timeline.js';
+import type { Timeline } from '../../read-models/timeline.js';
 
 /*
  * The server page's timeline as inline SVG (no script, no inline style: colours come from

@@ -2,7 +2,7 @@ import type { Channel } from './channel.js';
 import { DELIVERY_HEADER } from './channel.js';
 import { DeliveryFailure } from './delivery-failure.js';
 import { postJson } from './http-post.js';
-import { renderWebhook, renderWebhookTest } from './render-webhook.js';
+import { renderWebhook, renderWebhookTest } from '../alerts/render-webhook.js';
 import { SIGNATURE_HEADER, signWebhook } from './webhook-signature.js';
 
 /** Webhooks: a signed JSON document, with a delivery key that stays across retries. */

@@ -1,7 +1,7 @@
 import type { Channel } from './channel.js';
 import { DELIVERY_HEADER, messageIdOf } from './channel.js';
 import type { MailSender } from './mail-sender.js';
-import { renderAlert } from './render-alert.js';
+import { renderAlert } from '../alerts/render-alert.js';
 
 /** Email: one message per recipient, over SMTP or into the .eml outbox. */
 export function createEmailChannel(sender: MailSender, from: string): Channel {

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { DriftError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { alertPolicyOf, CHANNELS, type ChannelName } from './alert-policy.js';
+import { alertPolicyOf } from '../alerts/alert-policy.js';
+import { CHANNELS, type ChannelName } from '../config/channels.js';
 import { createChannels } from './create-dispatcher.js';
 import { asDeliveryFailure } from './delivery-failure.js';
-import { shownDestination } from './alert-url.js';
+import { shownDestination } from '../config/alert-url.js';
 
 export interface ChannelTestResult {
   channel: ChannelName;

@@ -1,4 +1,4 @@
-import { DriftError } from '../errors.js';
+import { DriftError } from './errors.js';
 
 /**
  * Rejects when `work` has not settled within `ms`. An orchestrator's probe and a scrape must

@@ -1,7 +1,7 @@
 import type { Channel } from './channel.js';
 import { DELIVERY_HEADER } from './channel.js';
 import { postJson } from './http-post.js';
-import { renderSlack, renderSlackTest } from './render-slack.js';
+import { renderSlack, renderSlackTest } from '../alerts/render-slack.js';
 
 /** Slack: a Block Kit message POSTed to an incoming-webhook URL. */
 export function createSlackChannel(options: { timeoutMs: number }): Channel {

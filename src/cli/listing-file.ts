@@ -3,8 +3,8 @@ import { diffListings, type DiffResult } from '../diff/index.js';
 import type { TrustLevel } from '../diff/types.js';
 import { DriftError } from '../errors.js';
 import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-source.js';
-import type { RawTool } from './canonical.js';
-import { toolsFromDocument } from './validate.js';
+import type { RawTool } from '../listings/canonical.js';
+import { toolsFromDocument } from '../listings/validate.js';
 
 /** A listing saved as a file: a tools/list result (`{"tools":[…]}`) or an array of tools. */
 export async function readListingFile(path: string): Promise<RawTool[]> {

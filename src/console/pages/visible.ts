@@ -1,9 +1,9 @@
-import { codePointLabel, hiddenRuns, LONG_LINE_BREAKS } from '../diff/visible-text.js';
+import { codePointLabel, hiddenRuns, LONG_LINE_BREAKS } from '../../text/visible-text.js';
 
 /**
  * Server text split into what a reader sees and the visible escapes of what they would not
  * (`⟦U+200B⟧`, `⟦64 × whitespace⟧`), so that the console can mark the escapes. The
- * judgment of what is hidden is the diff's own (src/diff/visible-text.ts: the same one that
+ * judgment of what is hidden is the diff's own (src/text/visible-text.ts: the same one that
  * reports hidden_characters and escapes text in alerts and on the terminal), and the
  * escapes read as `visibleText` writes them. Nothing is dropped. Pure.
  */

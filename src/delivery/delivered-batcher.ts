@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.js';
-import { markDelivered } from './deliveries-repo.js';
+import { markDelivered } from '../alerts/deliveries-repo.js';
 
 interface Waiting {
   headId: number;

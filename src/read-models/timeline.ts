@@ -7,7 +7,7 @@ import {
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import { outagesSince } from '../watch/outages-repo.js';
-import { changesInWindow } from './changes-repo.js';
+import { changesInWindow } from '../changes/changes-repo.js';
 
 /** At most this many of each kind of mark: a server that flaps all week stays drawable. */
 const MARKS = 500;

@@ -1,15 +1,15 @@
 import { recentActions } from '../audit/operator-actions-repo.js';
 import { changeFeed, type FeedItem } from '../changes/change-views.js';
 import { serverHistory, type HistoryRun } from '../changes/history.js';
-import { serverTimeline, type Timeline } from '../changes/timeline.js';
+import { serverTimeline, type Timeline } from './timeline.js';
 import type { Database } from '../db/client.js';
 import { HINTS, readPosture, type DeclaredHint, type HintName } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import { getBaseline, loadListingTools } from '../listings/listings-repo.js';
 import { findHeldSession } from '../watch/held-sessions-repo.js';
 import { fleetView, type FleetServer } from './fleet.js';
-import { serverView, type ServerView, type ViewDefaults } from './server-view.js';
-import { getServer } from './servers-repo.js';
+import { serverView, type ServerView, type ViewDefaults } from '../registry/server-view.js';
+import { getServer } from '../registry/servers-repo.js';
 
 /**
  * Everything the console shows of one server (its page, `GET /api/v1/servers/NAME`): the

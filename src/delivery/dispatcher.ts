@@ -1,9 +1,9 @@
-import { backoffDelay, sleep } from '../watch/backoff.js';
+import { backoffDelay, sleep } from '../backoff.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import type { Channel } from './channel.js';
-import { shownDestination } from './alert-url.js';
-import { claimDueDeliveries, markFailed, markRetry } from './deliveries-repo.js';
+import { shownDestination } from '../config/alert-url.js';
+import { claimDueDeliveries, markFailed, markRetry } from '../alerts/deliveries-repo.js';
 import { DeliveredBatcher } from './delivered-batcher.js';
 import { asDeliveryFailure } from './delivery-failure.js';
 import { loadDeliveryMessages, type DeliveryMessage } from './load-delivery-messages.js';

@@ -1,15 +1,10 @@
-import {
-  changesWithIds,
-  findingsOfChanges,
-  type ChangeRow,
-  type FindingRow,
-} from '../changes/changes-repo.js';
+import { changesWithIds, findingsOfChanges } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
-import type { AlertRow, DeliveryRow, ServerRow } from '../db/schema.js';
+import type { AlertRow, ChangeRow, DeliveryRow, FindingRow, ServerRow } from '../db/schema.js';
 import { compareSeverity, type Severity } from '../diff/index.js';
 import { serversWithIds } from '../registry/servers-repo.js';
-import { alertsWithIds } from './alerts-repo.js';
-import { digestMembers } from './deliveries-repo.js';
+import { alertsWithIds } from '../alerts/alerts-repo.js';
+import { digestMembers } from '../alerts/deliveries-repo.js';
 
 /** Everything one message is rendered from: its first delivery, the digest's others, their changes. */
 export interface DeliveryMessage {

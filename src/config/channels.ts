@@ -1,0 +1,6 @@
+/**
+ * The alert channels, declared once: the config schema, the alert policy, the dispatcher, the
+ * metrics and the CLI all take the list and its type from here.
+ */
+export const CHANNELS = ['email', 'slack', 'webhook'] as const;
+export type ChannelName = (typeof CHANNELS)[number];
