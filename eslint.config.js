@@ -36,4 +36,31 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // SQL lives in repositories (docs/architecture.md, "One seam per table"): a file that is
+    // not a `*-repo.ts` or in src/db/ may name row types, but may not build a query, so it
+    // may not import drizzle's query builders or the tables themselves.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['src/**/*-repo.ts', 'src/db/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['drizzle-orm', 'drizzle-orm/*'],
+              allowTypeImports: true,
+              message: 'Queries belong in a *-repo.ts file; call a repository function instead.',
+            },
+            {
+              group: ['**/db/schema.js'],
+              allowTypeImports: true,
+              message:
+                'Tables are queried only in *-repo.ts files; import row types with `import type`.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -22,9 +22,9 @@ import { extendLatestRuns, listChanges } from '../src/changes/changes-repo.js';
 import { serverHistory } from '../src/changes/history.js';
 import { recordObservation } from '../src/changes/record-observation.js';
 import type { Database } from '../src/db/client.js';
-import { readMetricsSnapshot } from '../src/http/metrics-snapshot.js';
+import { readMetricsSnapshot } from '../src/http/metrics-repo.js';
 import { canonicalListing, type RawTool } from '../src/listings/canonical.js';
-import { countAttempts } from '../src/listings/observation-counts.js';
+import { countAttempts } from '../src/listings/observation-counts-repo.js';
 import { fleetView } from '../src/read-models/fleet.js';
 import { getServer } from '../src/registry/servers-repo.js';
 import { listed, withHints } from '../test/support/probe-results.js';
@@ -205,7 +205,7 @@ async function sizeOf(db: Database, tables: string[]): Promise<number> {
   return total;
 }
 
-/** The old scrape's reads of observations (src/http/metrics-snapshot.ts before runs). */
+/** The old scrape's reads of observations (src/http/metrics-repo.ts before runs). */
 function oldScrape(db: Database, schema: string) {
   const t = sql.raw(`"${schema}".observations`);
   const buckets = [50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000]

@@ -1,8 +1,7 @@
-import { eq } from 'drizzle-orm';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
-import { servers } from '../db/schema.js';
 import type { Logger } from '../log.js';
+import { enabledServerDestinations } from '../registry/servers-repo.js';
 import { alertPolicyOf, channelDestinations } from './alert-policy.js';
 import { CHANNELS } from '../config/channels.js';
 
@@ -16,16 +15,7 @@ const SETTINGS =
  */
 export async function alertDestinationProblems(db: Database, config: Config): Promise<string[]> {
   const policy = alertPolicyOf(config);
-  const enabled = await db
-    .select({
-      name: servers.name,
-      notify: servers.notify,
-      slackUrl: servers.slackUrl,
-      webhookUrl: servers.webhookUrl,
-      alertMinSeverity: servers.alertMinSeverity,
-    })
-    .from(servers)
-    .where(eq(servers.enabled, true));
+  const enabled = await enabledServerDestinations(db);
   const problems: string[] = [];
   const global = CHANNELS.some((channel) => policy.channels[channel].destinations.length > 0);
   if (!global) {

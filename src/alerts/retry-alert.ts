@@ -1,9 +1,8 @@
 import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
-import { servers } from '../db/schema.js';
 import { DriftError } from '../errors.js';
-import { eq } from 'drizzle-orm';
+import { findServerById } from '../registry/servers-repo.js';
 import { alertPolicyOf, decideAlert } from './alert-policy.js';
 import { getAlert, type DeliveryRow } from './alerts-repo.js';
 import { addDeliveries, requeueFailed } from './deliveries-repo.js';
@@ -50,7 +49,7 @@ async function queueAgain(
     throw new DriftError('INVALID_INPUT', `alert ${id} was acknowledged; it is not sent again`);
   }
   if (alert.status === 'undeliverable') {
-    const [server] = await tx.select().from(servers).where(eq(servers.id, alert.serverId));
+    const server = await findServerById(tx, alert.serverId);
     const decision = decideAlert(alertPolicyOf(config), server!, alert.severity);
     if (!decision || decision.destinations.length === 0) {
       throw new DriftError(

@@ -20,7 +20,7 @@ import {
   type NewObservationRow,
   type ObservationRow,
 } from '../listings/listings-repo.js';
-import { countAttempts } from '../listings/observation-counts.js';
+import { countAttempts } from '../listings/observation-counts-repo.js';
 import { scrubSecrets } from '../log-lines.js';
 import type { ProbeResult } from '../mcp/index.js';
 import { setProtocolEra } from '../registry/servers-repo.js';

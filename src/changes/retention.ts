@@ -1,72 +1,11 @@
-import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { baselines, changes, heldSessions, listings, observations, outages } from '../db/schema.js';
+import { PRUNE_BATCH, pruneListingsBatch, pruneRunsBatch } from '../listings/listings-repo.js';
 import type { Logger } from '../log.js';
 import { sleep } from '../backoff.js';
-
-/** Rows per statement: each statement is short, so recording never waits long behind one. */
-export const PRUNE_BATCH = 500;
 
 export interface PruneResult {
   runs: number;
   listings: number;
-}
-
-/** postgres.js answers execute() with an array of rows, PGlite with `{ rows }`. */
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
-}
-
-/**
- * Deletes one batch of observation runs last seen before `cutoff` that nothing refers to:
- * a run stays when a change points at it, when it is its server's latest run or first
- * successful one (where the server's history starts, see chainEnd), when it saw its
- * server's baseline listing, or when it is an error run of an open outage. Returns how
- * many went.
- */
-export async function pruneRunsBatch(
-  db: Database,
-  cutoff: Date,
-  limit = PRUNE_BATCH,
-): Promise<number> {
-  const rows = await db.execute(sql`delete from ${observations} where ${observations.id} in (
-    select o.id from ${observations} as o
-    where o.last_seen_at < ${cutoff.toISOString()}::timestamptz
-      and not exists (select 1 from ${changes} where ${changes.observationId} = o.id)
-      and o.id <> (select max(latest.id) from ${observations} as latest
-        where latest.server_id = o.server_id)
-      and o.id <> coalesce((select min(first.id) from ${observations} as first
-        where first.server_id = o.server_id and first.outcome = 'ok'), 0)
-      and not exists (select 1 from ${baselines} where ${baselines.serverId} = o.server_id
-        and ${baselines.listingHash} = o.listing_hash)
-      and not (o.outcome = 'error' and exists (select 1 from ${outages}
-        where ${outages.serverId} = o.server_id and ${outages.upAt} is null
-          and o.last_seen_at >= ${outages.downAt}))
-    order by o.id limit ${limit}
-  ) returning ${observations.id}`);
-  return rowsOf<unknown>(rows).length;
-}
-
-/**
- * Deletes one batch of listing bodies stored before `cutoff` that no run, change, baseline
- * or held session refers to any more.
- */
-export async function pruneListingsBatch(
-  db: Database,
-  cutoff: Date,
-  limit = PRUNE_BATCH,
-): Promise<number> {
-  const rows = await db.execute(sql`delete from ${listings} where ${listings.hash} in (
-    select l.hash from ${listings} as l
-    where l.created_at < ${cutoff.toISOString()}::timestamptz
-      and not exists (select 1 from ${observations} where ${observations.listingHash} = l.hash)
-      and not exists (select 1 from ${changes}
-        where ${changes.toHash} = l.hash or ${changes.fromHash} = l.hash)
-      and not exists (select 1 from ${baselines} where ${baselines.listingHash} = l.hash)
-      and not exists (select 1 from ${heldSessions} where ${heldSessions.listingHash} = l.hash)
-    limit ${limit}
-  ) returning ${listings.hash}`);
-  return rowsOf<unknown>(rows).length;
 }
 
 /**

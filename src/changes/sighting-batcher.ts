@@ -1,7 +1,7 @@
 import type { Database } from '../db/client.js';
 import { dataException } from '../db/sql-errors.js';
 import type { ObservationRow } from '../listings/listings-repo.js';
-import { countAttempts } from '../listings/observation-counts.js';
+import { countAttempts } from '../listings/observation-counts-repo.js';
 import { extendLatestRuns, type RunAttempt } from './changes-repo.js';
 
 interface Waiting {

@@ -1,12 +1,13 @@
-import { sql } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { alertsVersion } from '../alerts/alerts-repo.js';
 import { deliveriesVersion } from '../alerts/deliveries-repo.js';
 import { actionsVersion } from '../audit/operator-actions-repo.js';
 import { changesVersion } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
+import { selectScalars } from '../db/select-scalars.js';
 import { withTimeLimit } from '../time-limit.js';
 import { baselinesVersion } from '../listings/listings-repo.js';
-import { observationsVersion } from '../listings/observation-counts.js';
+import { observationsVersion } from '../listings/observation-counts-repo.js';
 import type { Logger } from '../log.js';
 import { serversVersion } from '../registry/servers-repo.js';
 import { heldSessionsVersion } from '../watch/held-sessions-repo.js';
@@ -45,7 +46,7 @@ export interface LiveUpdate {
 
 type Listener = (update: LiveUpdate) => void;
 
-const VERSIONS: Record<LiveKind, ReturnType<typeof sql<string>>> = {
+const VERSIONS: Record<LiveKind, SQL> = {
   changes: changesVersion,
   observations: observationsVersion,
   alerts: alertsVersion,
@@ -173,10 +174,7 @@ export class LiveFeed {
   }
 
   private async read(): Promise<Record<string, string>> {
-    const columns = LIVE_KINDS.map((kind) => sql`${VERSIONS[kind]} as ${sql.identifier(kind)}`);
-    const result = await this.db.execute(sql`select ${sql.join(columns, sql`, `)}`);
-    const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
-    const row = (rows[0] ?? {}) as Record<string, unknown>;
+    const row = await selectScalars(this.db, VERSIONS);
     return Object.fromEntries(LIVE_KINDS.map((kind) => [kind, String(row[kind] ?? '')]));
   }
 }

@@ -5,12 +5,12 @@ import {
   readMetricsSnapshot,
   type MetricsSnapshot,
   type ProbeDurations,
-} from './metrics-snapshot.js';
+} from './metrics-repo.js';
 import { withTimeLimit } from '../time-limit.js';
 
 /**
  * `/metrics`: the service's figures in the Prometheus text format, read from the database
- * at scrape time (see metrics-snapshot.ts), plus the process metrics prom-client collects.
+ * at scrape time (see metrics-repo.ts), plus the process metrics prom-client collects.
  * A scrape that cannot reach the database within the time limit fails rather than serving
  * stale figures; the HTTP layer answers it with 503.
  */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { latestAppliedMigration } from '../db/applied-migrations.js';
 import type { Database } from '../db/client.js';
 import { migrationsFolder } from '../db/migrate.js';
 import type { Logger } from '../log.js';
@@ -77,11 +77,8 @@ export class ReadinessCheck {
     return { ready: true };
   }
 
-  private async latestApplied(): Promise<number> {
-    const [row] = await this.db
-      .select({ latest: sql<number | null>`max(created_at)::float8` })
-      .from(sql`drizzle.__drizzle_migrations`);
-    return row?.latest ?? -Infinity;
+  private latestApplied(): Promise<number> {
+    return latestAppliedMigration(this.db);
   }
 
   /** The journal of the migrations shipped with this build; it cannot change while running. */

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, isNotNull, lt, max, min, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { baselines, listings, observations } from '../db/schema.js';
+import { rowsOf } from '../db/result-rows.js';
+import { baselines, changes, heldSessions, listings, observations, outages } from '../db/schema.js';
 import { DriftError } from '../errors.js';
 import type { CanonicalListing, RawTool } from './canonical.js';
 
@@ -288,11 +289,6 @@ export async function triggersOf(
   return new Map(rows.map((row) => [row.id, row.trigger]));
 }
 
-/** postgres.js answers execute() with an array of rows, PGlite with `{ rows }`. */
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
-}
-
 /**
  * A value that moves whenever a baseline is set or approved (the console's live updates poll it; see
  * src/console/live-feed.ts).
@@ -315,4 +311,59 @@ export async function serverVersionOf(
     .limit(1);
   const version = row?.serverInfo?.['version'];
   return typeof version === 'string' ? version : null;
+}
+
+/** Rows per statement: each statement is short, so recording never waits long behind one. */
+export const PRUNE_BATCH = 500;
+
+/**
+ * Deletes one batch of observation runs last seen before `cutoff` that nothing refers to:
+ * a run stays when a change points at it, when it is its server's latest run or first
+ * successful one (where the server's history starts, see chainEnd), when it saw its
+ * server's baseline listing, or when it is an error run of an open outage. Returns how
+ * many went.
+ */
+export async function pruneRunsBatch(
+  db: Database,
+  cutoff: Date,
+  limit = PRUNE_BATCH,
+): Promise<number> {
+  const rows = await db.execute(sql`delete from ${observations} where ${observations.id} in (
+    select o.id from ${observations} as o
+    where o.last_seen_at < ${cutoff.toISOString()}::timestamptz
+      and not exists (select 1 from ${changes} where ${changes.observationId} = o.id)
+      and o.id <> (select max(latest.id) from ${observations} as latest
+        where latest.server_id = o.server_id)
+      and o.id <> coalesce((select min(first.id) from ${observations} as first
+        where first.server_id = o.server_id and first.outcome = 'ok'), 0)
+      and not exists (select 1 from ${baselines} where ${baselines.serverId} = o.server_id
+        and ${baselines.listingHash} = o.listing_hash)
+      and not (o.outcome = 'error' and exists (select 1 from ${outages}
+        where ${outages.serverId} = o.server_id and ${outages.upAt} is null
+          and o.last_seen_at >= ${outages.downAt}))
+    order by o.id limit ${limit}
+  ) returning ${observations.id}`);
+  return rowsOf<unknown>(rows).length;
+}
+
+/**
+ * Deletes one batch of listing bodies stored before `cutoff` that no run, change, baseline
+ * or held session refers to any more.
+ */
+export async function pruneListingsBatch(
+  db: Database,
+  cutoff: Date,
+  limit = PRUNE_BATCH,
+): Promise<number> {
+  const rows = await db.execute(sql`delete from ${listings} where ${listings.hash} in (
+    select l.hash from ${listings} as l
+    where l.created_at < ${cutoff.toISOString()}::timestamptz
+      and not exists (select 1 from ${observations} where ${observations.listingHash} = l.hash)
+      and not exists (select 1 from ${changes}
+        where ${changes.toHash} = l.hash or ${changes.fromHash} = l.hash)
+      and not exists (select 1 from ${baselines} where ${baselines.listingHash} = l.hash)
+      and not exists (select 1 from ${heldSessions} where ${heldSessions.listingHash} = l.hash)
+    limit ${limit}
+  ) returning ${listings.hash}`);
+  return rowsOf<unknown>(rows).length;
 }

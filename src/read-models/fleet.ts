@@ -1,13 +1,11 @@
-import { asc, eq, sql } from 'drizzle-orm';
-import { unacknowledgedAlertCount } from '../alerts/alerts-repo.js';
-import { changeCountsBySeverity, latestChangeJson } from '../changes/changes-repo.js';
+import { changeCountsBySeverity } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
-import { servers, type ServerRow } from '../db/schema.js';
+import type { ServerRow } from '../db/schema.js';
 import { fromStorableText } from '../db/storable.js';
 import type { ChangeSeverity } from '../diff/index.js';
-import { baselineJson, latestListingJson } from '../listings/listings-repo.js';
-import { heldSessionJson } from '../watch/held-sessions-repo.js';
-import { openOutageJson } from '../watch/outages-repo.js';
+import { fleetQuery } from './fleet-repo.js';
+
+export { fleetQuery };
 
 /*
  * The fleet: every server with its state, in two statements whatever the number of
@@ -70,24 +68,6 @@ function parsed<T>(value: unknown): T | null {
 
 /** A timestamp from JSON (PostgreSQL writes the session's offset) as ISO 8601 UTC. */
 const iso = (value: string) => new Date(value).toISOString();
-
-/** The statement behind the fleet's rows, for a caller that runs it bare (the bench). */
-export function fleetQuery(db: Database, options: { name?: string } = {}) {
-  const id = sql`${servers.id}`;
-  return db
-    .select({
-      server: servers,
-      lastListing: latestListingJson(id),
-      latestChange: latestChangeJson(id),
-      outage: openOutageJson(id),
-      held: heldSessionJson(id),
-      baseline: baselineJson(id),
-      unacknowledged: unacknowledgedAlertCount(id),
-    })
-    .from(servers)
-    .where(options.name === undefined ? undefined : eq(servers.name, options.name))
-    .orderBy(asc(servers.name));
-}
 
 type FleetRow = Awaited<ReturnType<typeof fleetQuery>>[number];
 

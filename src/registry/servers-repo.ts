@@ -140,3 +140,23 @@ export function specOf(row: ServerRow): ServerSpec {
  */
 export const serversVersion = sql<string>`(select concat_ws(':', count(*),
   sum(hashtext(concat_ws(':', ${servers.id}, ${servers.updatedAt}, ${servers.enabled})))) from ${servers})`;
+
+/** Enabled servers with their alert destinations: who hears of changes (destination-check.ts). */
+export async function enabledServerDestinations(db: Database) {
+  return db
+    .select({
+      name: servers.name,
+      notify: servers.notify,
+      slackUrl: servers.slackUrl,
+      webhookUrl: servers.webhookUrl,
+      alertMinSeverity: servers.alertMinSeverity,
+    })
+    .from(servers)
+    .where(eq(servers.enabled, true));
+}
+
+/** The server with this id; undefined when it was removed. */
+export async function findServerById(db: Database, id: number): Promise<ServerRow | undefined> {
+  const [server] = await db.select().from(servers).where(eq(servers.id, id));
+  return server;
+}

@@ -13,7 +13,7 @@ import {
   outages,
   servers,
 } from '../../src/db/schema.js';
-import { countAttempts } from '../../src/listings/observation-counts.js';
+import { countAttempts } from '../../src/listings/observation-counts-repo.js';
 import { runCli } from '../support/cli.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import {

@@ -13,7 +13,7 @@ import {
   outages,
   servers,
 } from '../db/schema.js';
-import { PROBE_BUCKETS_MS, readObservationCounts } from '../listings/observation-counts.js';
+import { PROBE_BUCKETS_MS, readObservationCounts } from '../listings/observation-counts-repo.js';
 
 export { PROBE_BUCKETS_MS };
 
