@@ -21,7 +21,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { alertPolicyOf } from '../src/alerts/alert-policy.js';
-import { type ChannelName } from '../src/config/channels.js';
+import { type ChannelName } from '../src/vocabulary/channels.js';
 import { messageIdOf } from '../src/delivery/channel.js';
 import { createChannels } from '../src/delivery/create-dispatcher.js';
 import { claimDueDeliveries } from '../src/alerts/deliveries-repo.js';

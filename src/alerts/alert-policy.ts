@@ -1,4 +1,4 @@
-import { CHANNELS, type ChannelName } from '../config/channels.js';
+import { CHANNELS, type ChannelName } from '../vocabulary/channels.js';
 import type { Config } from '../config/schema.js';
 import type { ServerRow } from '../db/schema.js';
 import { severityAtLeast, type ChangeSeverity, type Severity } from '../diff/index.js';

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { deliveries, type DeliveryRow } from '../db/schema.js';
 import type { Destination } from './alert-policy.js';
-import type { ChannelName } from '../config/channels.js';
+import type { ChannelName } from '../vocabulary/channels.js';
 import { randomUUID } from 'node:crypto';
 
 /**

@@ -3,7 +3,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import { enabledServerDestinations } from '../registry/servers-repo.js';
 import { alertPolicyOf, channelDestinations } from './alert-policy.js';
-import { CHANNELS } from '../config/channels.js';
+import { CHANNELS } from '../vocabulary/channels.js';
 
 const SETTINGS =
   'set ALERT_TO (mail goes to the .eml outbox until SMTP_URL is set), SLACK_WEBHOOK_URL or WEBHOOK_URL (with WEBHOOK_SECRET), or give servers --notify, --slack or --webhook';

@@ -1,5 +1,5 @@
 import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
-import { CHANNELS, type ChannelName } from '../config/channels.js';
+import { CHANNELS, type ChannelName } from '../vocabulary/channels.js';
 import { DriftError } from '../errors.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';

@@ -1,4 +1,4 @@
-import type { ChannelName } from './channels.js';
+import type { ChannelName } from '../vocabulary/channels.js';
 
 /**
  * Where Slack and webhook alerts may be posted: HTTPS, or plain HTTP to this machine only

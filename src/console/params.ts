@@ -1,6 +1,8 @@
 import { isSeverity, FINDING_KINDS, type Severity } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import { FLEET_SORTS, type FleetFilter } from '../read-models/fleet.js';
+import { TRANSPORTS } from '../vocabulary/transports.js';
+import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 
 /*
  * Query and form values as the console's pages and API take them. A value that does not
@@ -73,8 +75,8 @@ export function fleetFilterOf(query: Query): FleetFilter {
     text: empty(query['q']) ? undefined : query['q'],
     health: oneOf('health', query['health'], ['up', 'down', 'unknown'] as const),
     watch: oneOf('watch', query['watch'], ['held', 'probing', 'disabled'] as const),
-    transport: oneOf('transport', query['transport'], ['stdio', 'http', 'sse'] as const),
-    trust: oneOf('trust', query['trust'], ['trusted', 'partial', 'untrusted'] as const),
+    transport: oneOf('transport', query['transport'], TRANSPORTS),
+    trust: oneOf('trust', query['trust'], TRUST_LEVELS),
     drifted: drifted === undefined ? undefined : drifted === 'yes',
     minSeverity: severityOf('severity', query['severity']),
     sort: oneOf('sort', query['sort'], FLEET_SORTS),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -15,6 +16,13 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { CHANNELS, DELIVERY_STATUSES } from '../vocabulary/channels.js';
+import { IMPORT_SOURCES } from '../vocabulary/hosts.js';
+import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js';
+import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
+import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
+import { TRANSPORTS } from '../vocabulary/transports.js';
+import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 import { storableJsonb, storableText } from './storable.js';
 
 /*
@@ -26,22 +34,28 @@ import { storableJsonb, storableText } from './storable.js';
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const at = (name: string) => timestamp(name, { withTimezone: true });
 
+/**
+ * The CHECK that keeps a vocabulary column to its values. The values are passed in, not read
+ * from the column: drizzle fills a column's enumValues only after the table callback runs.
+ * They are the constants of src/vocabulary/, never input, so writing them raw is safe.
+ */
+const oneOf = (name: string, column: AnyPgColumn, values: readonly string[]) =>
+  check(name, sql`${column} in (${sql.raw(values.map((value) => `'${value}'`).join(', '))})`);
+
 /** A registered MCP endpoint. Header and env values may be `${VAR}` references. */
 export const servers = pgTable(
   'servers',
   {
     id: serial('id').primaryKey(),
     name: text('name').notNull().unique(),
-    transport: text('transport', { enum: ['stdio', 'http', 'sse'] }).notNull(),
+    transport: text('transport', { enum: TRANSPORTS }).notNull(),
     command: text('command'),
     args: jsonb('args').$type<string[]>().notNull().default([]),
     env: jsonb('env').$type<Record<string, string>>().notNull().default({}),
     cwd: text('cwd'),
     url: text('url'),
     headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
-    trust: text('trust', { enum: ['trusted', 'partial', 'untrusted'] })
-      .notNull()
-      .default('untrusted'),
+    trust: text('trust', { enum: TRUST_LEVELS }).notNull().default('untrusted'),
     /** null: the service's DEFAULT_SCHEDULE. */
     schedule: text('schedule'),
     notify: jsonb('notify').$type<string[]>().notNull().default([]),
@@ -53,11 +67,9 @@ export const servers = pgTable(
     hold: boolean('hold').notNull().default(false),
     enabled: boolean('enabled').notNull().default(true),
     /** Per-server override of ALERT_MIN_SEVERITY; null: the global one. */
-    alertMinSeverity: text('alert_min_severity', {
-      enum: ['critical', 'high', 'medium', 'low', 'info'],
-    }),
+    alertMinSeverity: text('alert_min_severity', { enum: SEVERITIES }),
     /** Learned on first connect, so that stdio servers are not spawned twice per probe. */
-    protocolEra: text('protocol_era', { enum: ['2025', '2026'] }),
+    protocolEra: text('protocol_era', { enum: PROTOCOL_ERAS }),
     createdAt: createdAt(),
     /** Bumped on every edit: the supervisor re-reads servers changed since its last look. */
     updatedAt: at('updated_at').notNull().defaultNow(),
@@ -68,6 +80,10 @@ export const servers = pgTable(
       sql`(${t.transport} = 'stdio' and ${t.command} is not null and ${t.url} is null)
         or (${t.transport} in ('http', 'sse') and ${t.url} is not null and ${t.command} is null)`,
     ),
+    oneOf('servers_transport', t.transport, TRANSPORTS),
+    oneOf('servers_trust', t.trust, TRUST_LEVELS),
+    oneOf('servers_alert_min_severity', t.alertMinSeverity, SEVERITIES),
+    oneOf('servers_protocol_era', t.protocolEra, PROTOCOL_ERAS),
   ],
 );
 
@@ -83,9 +99,7 @@ export const serverImports = pgTable(
     serverId: integer('server_id')
       .primaryKey()
       .references(() => servers.id, { onDelete: 'cascade' }),
-    host: text('host', {
-      enum: ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'generic'],
-    }).notNull(),
+    host: text('host', { enum: IMPORT_SOURCES }).notNull(),
     /** Absolute path of the config file. */
     sourcePath: text('source_path').notNull(),
     /** The entry's name in that file, before normalization and --prefix. */
@@ -94,12 +108,7 @@ export const serverImports = pgTable(
     entryHash: text('entry_hash').notNull(),
     importedAt: at('imported_at').notNull().defaultNow(),
   },
-  (t) => [
-    check(
-      'server_imports_host',
-      sql`${t.host} in ('claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'generic')`,
-    ),
-  ],
+  (t) => [oneOf('server_imports_host', t.host, IMPORT_SOURCES)],
 );
 
 /** A listing body, stored once per sha256 of its RFC 8785 canonical form. */
@@ -136,8 +145,8 @@ export const observations = pgTable(
     /** The latest attempt's duration. */
     durationMs: integer('duration_ms').notNull(),
     /** How the run's first attempt was triggered. */
-    trigger: text('trigger', { enum: ['poll', 'notification', 'startup', 'manual'] }).notNull(),
-    outcome: text('outcome', { enum: ['ok', 'error'] }).notNull(),
+    trigger: text('trigger', { enum: TRIGGERS }).notNull(),
+    outcome: text('outcome', { enum: OUTCOMES }).notNull(),
     listingHash: text('listing_hash').references(() => listings.hash),
     errorCode: text('error_code'),
     // Server text from here on (see storable.ts): a reason quotes the server's own words.
@@ -174,6 +183,8 @@ export const observations = pgTable(
       sql`(${t.outcome} = 'ok' and ${t.listingHash} is not null)
         or (${t.outcome} = 'error' and ${t.listingHash} is null and ${t.errorMessage} is not null)`,
     ),
+    oneOf('observations_trigger', t.trigger, TRIGGERS),
+    oneOf('observations_outcome', t.outcome, OUTCOMES),
   ],
 );
 
@@ -185,13 +196,17 @@ export const observations = pgTable(
 export const observationCounts = pgTable(
   'observation_counts',
   {
-    trigger: text('trigger', { enum: ['poll', 'notification', 'startup', 'manual'] }).notNull(),
-    outcome: text('outcome', { enum: ['ok', 'error'] }).notNull(),
+    trigger: text('trigger', { enum: TRIGGERS }).notNull(),
+    outcome: text('outcome', { enum: OUTCOMES }).notNull(),
     bucket: integer('bucket').notNull(),
     count: bigint('count', { mode: 'number' }).notNull(),
     sumMs: bigint('sum_ms', { mode: 'number' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.trigger, t.outcome, t.bucket] })],
+  (t) => [
+    primaryKey({ columns: [t.trigger, t.outcome, t.bucket] }),
+    oneOf('observation_counts_trigger', t.trigger, TRIGGERS),
+    oneOf('observation_counts_outcome', t.outcome, OUTCOMES),
+  ],
 );
 
 /** A server's transition from one listing to another. */
@@ -221,9 +236,7 @@ export const changes = pgTable(
       .notNull()
       .references(() => observations.id),
     detectedAt: at('detected_at').notNull().defaultNow(),
-    severity: text('severity', {
-      enum: ['critical', 'high', 'medium', 'low', 'info', 'none'],
-    }).notNull(),
+    severity: text('severity', { enum: CHANGE_SEVERITIES }).notNull(),
     /** Whether a change notification reached the held session; null when none was held. */
     notificationSeen: boolean('notification_seen'),
     /** Stale-session exposure (docs/design.md §5): old listing first/last observed, ttl, scope. */
@@ -233,6 +246,7 @@ export const changes = pgTable(
     unique('changes_server_previous').on(t.serverId, t.previousChangeId).nullsNotDistinct(),
     // Only a server's first change can start from no listing.
     check('changes_from_listing', sql`${t.fromHash} is not null or ${t.previousChangeId} is null`),
+    oneOf('changes_severity', t.severity, CHANGE_SEVERITIES),
     index('changes_server_detected').on(t.serverId, t.detectedAt.desc()),
     // `history` finds the changes of a page of runs, and pruning the runs no change points at.
     index('changes_observation').on(t.observationId),
@@ -250,27 +264,34 @@ export const findings = pgTable(
     // Tool names, values and explanations are server text (see storable.ts).
     tool: storableText('tool'),
     kind: text('kind').notNull(),
-    severity: text('severity', { enum: ['critical', 'high', 'medium', 'low', 'info'] }).notNull(),
+    severity: text('severity', { enum: SEVERITIES }).notNull(),
     field: text('field'),
     before: storableJsonb<unknown>('before'),
     after: storableJsonb<unknown>('after'),
     explanation: storableText('explanation').notNull(),
     record: storableJsonb<Record<string, unknown>>('record').notNull(),
   },
-  (t) => [index('findings_change').on(t.changeId)],
+  (t) => [
+    index('findings_change').on(t.changeId),
+    oneOf('findings_severity', t.severity, SEVERITIES),
+  ],
 );
 
 /** The listing an operator approved (or the first one seen, until someone approves). */
-export const baselines = pgTable('baselines', {
-  serverId: integer('server_id')
-    .primaryKey()
-    .references(() => servers.id, { onDelete: 'cascade' }),
-  listingHash: text('listing_hash')
-    .notNull()
-    .references(() => listings.hash),
-  approvedAt: at('approved_at').notNull().defaultNow(),
-  approvedBy: text('approved_by', { enum: ['first-listing', 'operator'] }).notNull(),
-});
+export const baselines = pgTable(
+  'baselines',
+  {
+    serverId: integer('server_id')
+      .primaryKey()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    listingHash: text('listing_hash')
+      .notNull()
+      .references(() => listings.hash),
+    approvedAt: at('approved_at').notNull().defaultNow(),
+    approvedBy: text('approved_by', { enum: APPROVERS }).notNull(),
+  },
+  (t) => [oneOf('baselines_approved_by', t.approvedBy, APPROVERS)],
+);
 
 /**
  * An alerted change: written in the change's transaction (the outbox). What happens to it
@@ -289,11 +310,14 @@ export const alerts = pgTable(
       .notNull()
       .unique()
       .references(() => changes.id, { onDelete: 'cascade' }),
-    severity: text('severity', { enum: ['critical', 'high', 'medium', 'low', 'info'] }).notNull(),
+    severity: text('severity', { enum: SEVERITIES }).notNull(),
     createdAt: createdAt(),
     acknowledgedAt: at('acknowledged_at'),
   },
-  (t) => [index('alerts_server').on(t.serverId, t.id)],
+  (t) => [
+    index('alerts_server').on(t.serverId, t.id),
+    oneOf('alerts_severity', t.severity, SEVERITIES),
+  ],
 );
 
 /**
@@ -313,12 +337,10 @@ export const deliveries = pgTable(
     serverId: integer('server_id')
       .notNull()
       .references(() => servers.id, { onDelete: 'cascade' }),
-    channel: text('channel', { enum: ['email', 'slack', 'webhook'] }).notNull(),
+    channel: text('channel', { enum: CHANNELS }).notNull(),
     destination: text('destination').notNull(),
     /** `cancelled`: the alert was acknowledged before this was delivered. */
-    status: text('status', { enum: ['pending', 'delivered', 'failed', 'cancelled'] })
-      .notNull()
-      .default('pending'),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
     /**
      * Fixed when queued and stable across retries and restarts: the email's Message-ID and
      * the X-Mcp-Drift-Delivery header, so a resent message is recognisably the same.
@@ -343,6 +365,8 @@ export const deliveries = pgTable(
     index('deliveries_digest')
       .on(t.digestOf)
       .where(sql`${t.digestOf} is not null`),
+    oneOf('deliveries_channel', t.channel, CHANNELS),
+    oneOf('deliveries_status', t.status, DELIVERY_STATUSES),
   ],
 );
 
@@ -414,16 +438,18 @@ export const operatorActions = pgTable(
     at: at('at').notNull().defaultNow(),
     /** The name given at console login, `api`, or the CLI's operating-system user. */
     actor: text('actor').notNull(),
-    via: text('via', { enum: ['console', 'api', 'cli'] }).notNull(),
-    action: text('action', {
-      enum: ['baseline.approve', 'alert.ack', 'alert.retry', 'server.enable', 'server.disable'],
-    }).notNull(),
+    via: text('via', { enum: ACTION_SOURCES }).notNull(),
+    action: text('action', { enum: OPERATOR_ACTIONS }).notNull(),
     server: text('server'),
     /** What was acted on: the listing hash approved, the alert id, the server name. */
     subject: text('subject').notNull(),
     detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
   },
-  (t) => [index('operator_actions_server').on(t.server, t.id)],
+  (t) => [
+    index('operator_actions_server').on(t.server, t.id),
+    oneOf('operator_actions_via', t.via, ACTION_SOURCES),
+    oneOf('operator_actions_action', t.action, OPERATOR_ACTIONS),
+  ],
 );
 
 export type ServerRow = typeof servers.$inferSelect;

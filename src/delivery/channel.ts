@@ -1,4 +1,4 @@
-import type { ChannelName } from '../config/channels.js';
+import type { ChannelName } from '../vocabulary/channels.js';
 import type { DeliveryMessage } from './load-delivery-messages.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { redactFromLogs } from '../log-lines.js';
 import type { Logger } from '../log.js';
-import type { ChannelName } from '../config/channels.js';
+import type { ChannelName } from '../vocabulary/channels.js';
 import type { Channel } from './channel.js';
 import {
   AlertDispatcher,

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { DriftError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { alertPolicyOf } from '../alerts/alert-policy.js';
-import { CHANNELS, type ChannelName } from '../config/channels.js';
+import { CHANNELS, type ChannelName } from '../vocabulary/channels.js';
 import { createChannels } from './create-dispatcher.js';
 import { asDeliveryFailure } from './delivery-failure.js';
 import { shownDestination } from '../config/alert-url.js';

@@ -1,6 +1,6 @@
 import { kindEntry } from './catalogue.js';
 import { groupFindingsByTool } from './group-findings.js';
-import type { ChangeSeverity, Severity } from './severity.js';
+import { SEVERITIES, type ChangeSeverity, type Severity } from './severity.js';
 import type { Finding } from './types.js';
 import { sanitizeForTerminal } from '../text/terminal-text.js';
 
@@ -62,8 +62,7 @@ export function formatFindingsText(result: {
 
   const counts = new Map<Severity, number>();
   for (const f of result.findings) counts.set(f.severity, (counts.get(f.severity) ?? 0) + 1);
-  const bySeverity = (['critical', 'high', 'medium', 'low', 'info'] as const)
-    .filter((s) => counts.has(s))
+  const bySeverity = SEVERITIES.filter((s) => counts.has(s))
     .map((s) => `${counts.get(s)} ${s}`)
     .join(', ');
   const tools = ordered.filter((g) => g.tool !== null).length;

@@ -1,8 +1,6 @@
-/** Highest first (docs/design.md §4). Same order and names as the config's ALERT_MIN_SEVERITY. */
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-/** A change's severity: its highest finding's, or `none` when there are no findings. */
-export type ChangeSeverity = Severity | 'none';
+import { SEVERITIES, type ChangeSeverity, type Severity } from '../vocabulary/severities.js';
+
+export { SEVERITIES, type ChangeSeverity, type Severity };
 
 const RANK: Record<ChangeSeverity, number> = {
   none: 0,

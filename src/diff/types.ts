@@ -4,9 +4,9 @@ import type { ContentRecord } from './content-checks.js';
 import type { DeclaredHint, HintName } from './hints.js';
 import type { ChangeSeverity, Severity } from './severity.js';
 
-/** A server's trust posture (docs/design.md §2). */
-export const TRUST_LEVELS = ['trusted', 'partial', 'untrusted'] as const;
-export type TrustLevel = (typeof TRUST_LEVELS)[number];
+import type { TrustLevel } from '../vocabulary/trust-levels.js';
+
+export { TRUST_LEVELS, type TrustLevel } from '../vocabulary/trust-levels.js';
 
 export type { FindingKind } from './catalogue.js';
 

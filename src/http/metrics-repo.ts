@@ -3,7 +3,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.js';
 import { ALERT_STATUSES as OUTBOX_STATUSES, alertStatus } from '../alerts/alerts-repo.js';
 import { countDeliveries } from '../alerts/deliveries-repo.js';
-import { CHANNELS, type ChannelName } from '../config/channels.js';
+import { CHANNELS, type ChannelName } from '../vocabulary/channels.js';
 import {
   alerts,
   changes,

@@ -9,10 +9,11 @@ import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-sourc
  * is ever written. Pure of any database: `lock` and `verify` read host configs in CI.
  */
 
-export const HOSTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf'] as const;
-export type Host = (typeof HOSTS)[number];
+import { HOSTS, type Host, type ImportSource } from '../vocabulary/hosts.js';
+
+export { HOSTS, type Host };
 /** A file given on the command line that names no known host. */
-export type HostOrGeneric = Host | 'generic';
+export type HostOrGeneric = ImportSource;
 
 export interface HostConfigLocation {
   host: Host;

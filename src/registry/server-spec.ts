@@ -11,8 +11,8 @@ import { DriftError } from '../errors.js';
  * checked for form here and resolved only when the service connects.
  */
 
-export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
-export type Transport = (typeof TRANSPORTS)[number];
+export { TRANSPORTS, type Transport } from '../vocabulary/transports.js';
+import type { Transport } from '../vocabulary/transports.js';
 
 export interface ServerSpec {
   name: string;

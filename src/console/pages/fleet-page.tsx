@@ -7,10 +7,11 @@ import {
   type FleetServer,
   type FleetView,
 } from '../../read-models/fleet.js';
+import { SEVERITIES } from '../../vocabulary/severities.js';
 import { Layout } from './layout.js';
 import { Hash, Notice, Sev, When, type PageContext } from './parts.js';
 
-const SEVERITY_COLUMNS: ChangeSeverity[] = ['critical', 'high', 'medium', 'low', 'info'];
+const SEVERITY_COLUMNS: readonly ChangeSeverity[] = SEVERITIES;
 
 const SORT_LABELS: Record<(typeof FLEET_SORTS)[number], string> = {
   name: 'name',

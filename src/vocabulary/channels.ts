@@ -4,3 +4,7 @@
  */
 export const CHANNELS = ['email', 'slack', 'webhook'] as const;
 export type ChannelName = (typeof CHANNELS)[number];
+
+/** `cancelled`: the alert was acknowledged before this delivery went out. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
