@@ -2,12 +2,12 @@ import { buildSpec, type RegistrationInput } from '../registry/registration-inpu
 import {
   editServer,
   enableServer,
-  listServerViews,
   registerServer,
   showServer,
   unregisterServer,
 } from '../registry/server-registry.js';
 import type { ServerView } from '../registry/server-view.js';
+import { listServersWithState } from '../read-models/server-list.js';
 import type { CommandAction, CommandRun } from './command-run.js';
 import type { CommandContext } from './context.js';
 import { formatTable, printJson, printLine } from './output.js';
@@ -67,24 +67,41 @@ export async function serverEditCommand(run: CommandRun): Promise<void> {
 
 export async function serverListCommand(run: CommandRun): Promise<void> {
   const ctx = await run.context();
-  const views = await ctx.withDatabase((db) => listServerViews(db, defaultsOf(ctx)));
+  const views = await ctx.withDatabase((db) => listServersWithState(db, defaultsOf(ctx)));
   if (run.opts.json) return printJson(views);
   if (views.length === 0) {
     return printLine('no servers registered; add one with `mcp-drift server add`');
   }
   printLine(
     formatTable(
-      ['NAME', 'TRANSPORT', 'TRUST', 'SCHEDULE', 'ENABLED', 'TARGET'],
-      views.map((view) => [
+      [
+        'NAME',
+        'STATE',
+        'LAST LISTING',
+        'LATEST CHANGE',
+        'TRANSPORT',
+        'TRUST',
+        'SCHEDULE',
+        'TARGET',
+      ],
+      views.map(({ status, ...view }) => [
         view.name,
+        status.state,
+        status.lastListingAt ?? '-',
+        status.latestChange
+          ? `#${status.latestChange.id} ${status.latestChange.severity}, ${status.latestChange.detectedAt}`
+          : '-',
         view.transport,
         view.trust,
         view.effectiveSchedule,
-        view.enabled ? 'yes' : 'no',
         target(view),
       ]),
     ),
   );
+  // The reasons go under the table: an error message is too long for a column.
+  for (const { name, status } of views) {
+    if (status.down) printLine(`${name} is down since ${status.down.since}: ${status.down.reason}`);
+  }
 }
 
 export async function serverShowCommand(run: CommandRun): Promise<void> {

@@ -2,7 +2,7 @@ import { changeCountsBySeverity } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
 import { fromStorableText } from '../db/storable.js';
-import type { ChangeSeverity } from '../diff/index.js';
+import { CHANGE_SEVERITIES, type ChangeSeverity } from '../vocabulary/severities.js';
 import { fleetQuery } from './fleet-repo.js';
 
 export { fleetQuery };
@@ -22,12 +22,21 @@ export type Health = 'up' | 'down' | 'unknown';
 /** held: a long-lived session is connected; probing: fresh probes only; disabled. */
 export type WatchMode = 'held' | 'probing' | 'disabled';
 
+/**
+ * Where a server stands, in one word, as `server list`, the fleet and the server page all say
+ * it: disabled (not watched, whatever it last did); down (an open outage, whose reason goes
+ * with it); held (up, with a session connected); up (listed, probed on its schedule);
+ * unlisted (never listed yet).
+ */
+export type ServerState = 'disabled' | 'down' | 'held' | 'up' | 'unlisted';
+
 export interface FleetServer {
   name: string;
   transport: ServerRow['transport'];
   trust: ServerRow['trust'];
   enabled: boolean;
   health: Health;
+  state: ServerState;
   /** When its open outage began, and why. */
   down: { since: string; reason: string } | null;
   watch: WatchMode;
@@ -50,15 +59,6 @@ export interface FleetView {
   /** Changes detected in the last 24 hours and 7 days, by severity (every severity present). */
   changeCounts: Record<CountWindow, Record<ChangeSeverity, number>>;
 }
-
-const CHANGE_SEVERITIES: readonly ChangeSeverity[] = [
-  'critical',
-  'high',
-  'medium',
-  'low',
-  'info',
-  'none',
-];
 
 /** JSON from a subquery: postgres.js and PGlite both parse it, but a string is read too. */
 function parsed<T>(value: unknown): T | null {
@@ -92,8 +92,28 @@ export async function fleetView(db: Database, options: { name?: string } = {}): 
   return { servers: rows.map(fleetServer), changeCounts };
 }
 
+/** Every server's state without the fleet's change counts: what `server list` shows. */
+export async function serverStates(db: Database): Promise<FleetServer[]> {
+  return (await fleetQuery(db, {})).map(fleetServer);
+}
+
+function stateOf(server: Omit<FleetServer, 'state'>): ServerState {
+  if (!server.enabled) return 'disabled';
+  if (server.health === 'down') return 'down';
+  if (server.watch === 'held') return 'held';
+  return server.health === 'up' ? 'up' : 'unlisted';
+}
+
 function fleetServer(row: FleetRow): FleetServer {
+  const fields = fleetFields(row);
+  return { ...fields, state: stateOf(fields) };
+}
+
+function fleetFields(row: FleetRow): Omit<FleetServer, 'state'> {
   const { server } = row;
+  // A session row can outlive its worker's last write by a moment: a disabled or down server
+  // holds nothing, whatever the row says.
+  const holding = server.enabled && !row.outage;
   const lastListing = parsed<{ at: string; hash: string }>(row.lastListing);
   const change = parsed<{ id: number; severity: ChangeSeverity; detectedAt: string }>(
     row.latestChange,
@@ -113,9 +133,9 @@ function fleetServer(row: FleetRow): FleetServer {
     health: outage ? 'down' : lastListing ? 'up' : 'unknown',
     // Server text built into JSON by SQL skips the column's decoding (storable.ts).
     down: outage ? { since: iso(outage.downAt), reason: fromStorableText(outage.reason) } : null,
-    watch: !server.enabled ? 'disabled' : held && !outage ? 'held' : 'probing',
+    watch: !server.enabled ? 'disabled' : held && holding ? 'held' : 'probing',
     held:
-      held && !outage
+      held && holding
         ? {
             since: iso(held.connectedAt),
             listedAt: held.listedAt === null ? null : iso(held.listedAt),

@@ -75,20 +75,23 @@ export async function serverDetail(
   return {
     registration: serverView(row, defaults),
     state,
-    heldSession: held
-      ? {
-          worker: held.workerId,
-          connectedAt: held.connectedAt.toISOString(),
-          listingHash: held.listingHash,
-          listedAt: held.listedAt?.toISOString() ?? null,
-          lastNotificationAt: held.lastNotificationAt?.toISOString() ?? null,
-          listChangedAdvertised: held.listChangedAdvertised,
-          stale:
-            held.listingHash !== null &&
-            state.lastListing !== null &&
-            held.listingHash !== state.lastListing.hash,
-        }
-      : null,
+    // The fleet's state decides: a session row of a down or disabled server is not a session
+    // anyone holds, and saying it "still holds" a listing would contradict the state above.
+    heldSession:
+      held && state.watch === 'held'
+        ? {
+            worker: held.workerId,
+            connectedAt: held.connectedAt.toISOString(),
+            listingHash: held.listingHash,
+            listedAt: held.listedAt?.toISOString() ?? null,
+            lastNotificationAt: held.lastNotificationAt?.toISOString() ?? null,
+            listChangedAdvertised: held.listChangedAdvertised,
+            stale:
+              held.listingHash !== null &&
+              state.lastListing !== null &&
+              held.listingHash !== state.lastListing.hash,
+          }
+        : null,
     baseline: baseline
       ? {
           hash: baseline.listingHash,

@@ -60,7 +60,8 @@ const POSTGRES_DRIVER = /node_modules\/postgres\//;
 const DRIZZLE = /node_modules\/drizzle-orm\//;
 const MCP_SDK = /node_modules\/@modelcontextprotocol\//;
 const MAILER = /node_modules\/nodemailer\//;
-const WATCH = /\/src\/watch\//;
+// The service's loops; the repositories of its tables are read by `server list` too.
+const WATCH = /\/src\/watch\/(?!.*-repo\.ts$)/;
 const COMMANDER = /node_modules\/commander\//;
 const CONFIG = /node_modules\/dotenv\/|\/src\/config\//;
 const ZOD = /node_modules\/zod\//;

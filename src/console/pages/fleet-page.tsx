@@ -9,7 +9,7 @@ import {
 } from '../../read-models/fleet.js';
 import { SEVERITIES } from '../../vocabulary/severities.js';
 import { Layout } from './layout.js';
-import { Hash, Notice, Sev, When, type PageContext } from './parts.js';
+import { Hash, Notice, Sev, Shown, When, type PageContext } from './parts.js';
 
 const SEVERITY_COLUMNS: readonly ChangeSeverity[] = SEVERITIES;
 
@@ -44,7 +44,10 @@ const State: FC<{ server: FleetServer; now: Date }> = ({ server, now }) => (
   <>
     {server.health === 'down' ? (
       <span class="state state-down">
-        down since <When at={server.down!.since} now={now} />
+        down since <When at={server.down!.since} now={now} />:{' '}
+        <span class="reason">
+          <Shown text={server.down!.reason} max={160} />
+        </span>
       </span>
     ) : server.health === 'up' ? (
       <span class="state state-up">up</span>

@@ -232,9 +232,13 @@ export const ServerPage: FC<{
           </>
         ) : (
           <p>
-            {registration.held
-              ? 'No session is held right now (the server is down, disabled, or being connected).'
-              : 'This stdio server is probed on its schedule; no session is held (register it with --hold for one).'}
+            {!registration.held
+              ? 'This stdio server is probed on its schedule; no session is held (register it with --hold for one).'
+              : state.state === 'disabled'
+                ? 'No session is held: the server is disabled.'
+                : state.state === 'down'
+                  ? 'No session is held: the server is down (above).'
+                  : 'No session is held right now: it is being connected.'}
           </p>
         )}
       </section>
