@@ -29,6 +29,13 @@ export function printLine(text = ''): void {
   printText(`${text}\n`);
 }
 
+/** Warnings go to stderr, so that stdout stays the command's data (its --json document). */
+export function printWarnings(warnings: { message: string }[]): void {
+  for (const { message } of warnings) {
+    process.stderr.write(terminalSafeOutput(`mcp-drift: warning: ${message}\n`));
+  }
+}
+
 /** A listing hash as a person reads it; `--json` carries it whole. */
 export function short(hash: string | null): string {
   if (hash === null) return '(none)';

@@ -346,6 +346,10 @@ type Lazy = (
 function registrationFlags(command: Command, editing: boolean): Command {
   command
     .option('--stdio', 'a stdio server: its command line follows --')
+    .option(
+      '--check',
+      'refuse, writing nothing, when the command is not on PATH, the URL does not answer or a ${VAR} is unset (default: warn)',
+    )
     .option('--url <URL>', 'a Streamable HTTP (or, with --transport sse, legacy SSE) endpoint')
     .option('--transport <KIND>', 'http (Streamable HTTP, the default) or sse (legacy HTTP+SSE)')
     .option('--header <K=V>', 'an HTTP header; repeat for more; write secrets as ${VAR}', collect)
@@ -468,6 +472,10 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .option('--dry-run', 'print what would be registered, and write nothing')
       .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
       .option('--update', 'replace the connection of a clashing or changed server')
+      .option(
+        '--check',
+        'refuse, writing nothing, when a command is not on PATH, a URL does not answer or a ${VAR} is unset (default: warn)',
+      )
       .option(
         '--trust-project',
         'also register the entries of files in this directory (.mcp.json, .cursor/, .vscode/): their commands run as you',

@@ -1,3 +1,4 @@
+import type { EarlyProblem } from '../registry/early-checks.js';
 import { buildSpec, type RegistrationInput } from '../registry/registration-input.js';
 import {
   editServer,
@@ -10,7 +11,8 @@ import type { ServerView } from '../registry/server-view.js';
 import { listServersWithState } from '../read-models/server-list.js';
 import type { CommandAction, CommandRun } from './command-run.js';
 import type { CommandContext } from './context.js';
-import { formatTable, printJson, printLine } from './output.js';
+import { checkEarly } from './early-checks.js';
+import { formatTable, printJson, printLine, printWarnings } from './output.js';
 
 /**
  * The flags of `server add` and `server edit`, as commander names them: the registration
@@ -25,10 +27,18 @@ type RegistrationFlags = Omit<
   slack?: string | false;
   webhook?: string | false;
   json?: boolean;
+  check?: boolean;
 };
 
 function registrationInput(run: CommandRun): RegistrationInput {
-  const { json: _json, hold, slack, webhook, ...flags } = run.opts as RegistrationFlags;
+  const {
+    json: _json,
+    check: _check,
+    hold,
+    slack,
+    webhook,
+    ...flags
+  } = run.opts as RegistrationFlags;
   const input: RegistrationInput = {
     ...flags,
     hold: hold === true ? true : undefined,
@@ -51,18 +61,28 @@ export async function serverAddCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
   const spec = buildSpec(name, registrationInput(run));
   const ctx = await run.context();
+  const problems = await checkEarly(ctx, [spec], run.opts.check === true);
   const view = await ctx.withDatabase((db) => registerServer(db, spec, defaultsOf(ctx)));
   (await ctx.logger()).info({ server: view.name, transport: view.transport }, 'server added');
   report(ctx, view, run.opts.json, `added server ${view.name}`);
+  printWarnings(problems);
 }
 
 export async function serverEditCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
   const ctx = await run.context();
   const input = registrationInput(run);
-  const view = await ctx.withDatabase((db) => editServer(db, name, input, defaultsOf(ctx)));
+  let problems: EarlyProblem[] = [];
+  const view = await ctx.withDatabase((db) =>
+    editServer(db, name, input, defaultsOf(ctx), {
+      beforeWrite: async (spec) => {
+        problems = await checkEarly(ctx, [spec], run.opts.check === true);
+      },
+    }),
+  );
   (await ctx.logger()).info({ server: view.name, fields: Object.keys(input) }, 'server edited');
   report(ctx, view, run.opts.json, `updated server ${view.name}`);
+  printWarnings(problems);
 }
 
 export async function serverListCommand(run: CommandRun): Promise<void> {

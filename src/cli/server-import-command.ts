@@ -4,7 +4,8 @@ import { importServers, readImportSources, type ImportReport } from '../registry
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { hostContextOf, hostFlag, shownPath } from './host-context.js';
-import { formatTable, printJson, printLine } from './output.js';
+import { formatTable, printJson, printLine, printWarnings } from './output.js';
+import { checkEarly } from './early-checks.js';
 
 /** `mcp-drift server import [FILE…]`: see importServers. */
 export async function serverImportCommand(run: CommandRun): Promise<void> {
@@ -15,6 +16,7 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
     prefix?: string;
     update?: boolean;
     trustProject?: boolean;
+    check?: boolean;
     json?: boolean;
   };
   const problems = new Problems();
@@ -28,6 +30,11 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
   // Every file is read and checked before the database is opened: a malformed one stops
   // the import with nothing written.
   const plan = await readImportSources({ files, from, prefix: opts.prefix, context });
+  // A project's file waits for --trust-project: its URLs are not fetched before then either.
+  const candidates = plan.entries.flatMap((entry) =>
+    entry.spec && (entry.file.scope === 'user' || opts.trustProject === true) ? [entry.spec] : [],
+  );
+  const early = await checkEarly(ctx, candidates, opts.check === true);
   const report = await ctx.withDatabase((db) =>
     importServers(db, plan, {
       dryRun: opts.dryRun === true,
@@ -43,8 +50,14 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
       );
     }
   }
-  if (opts.json) return printJson(report);
-  printReport(report, context);
+  const written = new Set(
+    report.servers
+      .filter((server) => server.status === 'added' || server.status === 'updated')
+      .map((server) => server.name),
+  );
+  if (opts.json) printJson(report);
+  else printReport(report, context);
+  printWarnings(early.filter((problem) => written.has(problem.server)));
 }
 
 function printReport(report: ImportReport, context: HostContext): void {

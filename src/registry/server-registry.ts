@@ -34,6 +34,7 @@ export async function editServer(
   name: string,
   input: RegistrationInput,
   defaults: ViewDefaults,
+  options: { beforeWrite?: (spec: ServerSpec) => Promise<void> } = {},
 ): Promise<ServerView> {
   if (!changesAnything(input)) {
     throw new DriftError(
@@ -43,6 +44,7 @@ export async function editServer(
   }
   const current = await getServer(db, name);
   const spec = buildSpec(current.name, input, specOf(current));
+  await options.beforeWrite?.(spec);
   return serverView(await updateServer(db, current.name, spec), defaults);
 }
 
