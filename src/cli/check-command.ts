@@ -6,6 +6,7 @@ import type { CommandRun } from './command-run.js';
 import { sarifLog } from '../diff/sarif.js';
 import { enforceFailOn, formatFlag, severityFlag } from './flags.js';
 import { printJson, printLine, printText, short } from './output.js';
+import { Progress } from './progress.js';
 import { packageVersion } from './version.js';
 
 /** `mcp-drift check NAME`: see checkServer. */
@@ -18,14 +19,19 @@ export async function checkCommand(run: CommandRun): Promise<void> {
   problems.throwIfAny();
   const ctx = await run.context();
   const logger = await ctx.logger();
-  const report = await ctx.withDatabase((db) =>
-    checkServer(db, name, {
-      config: ctx.config,
-      env: ctx.env,
-      signal: ctx.signal,
-      logger,
-    }),
-  );
+  // A server that hangs takes up to the probe's time limit: say what is awaited meanwhile.
+  const progress = new Progress();
+  progress.start([name]);
+  const report = await ctx
+    .withDatabase((db) =>
+      checkServer(db, name, {
+        config: ctx.config,
+        env: ctx.env,
+        signal: ctx.signal,
+        logger,
+      }),
+    )
+    .finally(() => progress.stop());
   if (format === 'json') {
     printJson(report);
   } else if (format === 'sarif') {

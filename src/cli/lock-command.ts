@@ -4,7 +4,8 @@ import type { Severity } from '../diff/severity.js';
 import { formatFindingsText } from '../diff/format-text.js';
 import { DriftError } from '../errors.js';
 import { configTargets, lockedConfigFiles, type LockTarget } from '../lockfile/lock-targets.js';
-import { lockServers } from '../lockfile/lock-servers.js';
+import { lockServers, type LockReport } from '../lockfile/lock-servers.js';
+import type { ProbeResult } from '../mcp/index.js';
 import { DEFAULT_LOCKFILE, readLockfile, type LockfileRead } from '../lockfile/lockfile.js';
 import { verifySarifLog } from '../lockfile/verify-sarif.js';
 import { verifyServers, type VerifyReport } from '../lockfile/verify-servers.js';
@@ -14,6 +15,7 @@ import type { CommandContext } from './context.js';
 import { enforceFailOn, formatFlag, severityFlag } from './flags.js';
 import { fileUri, formatTable, printJson, printLine, printText, short } from './output.js';
 import { hostContextOf } from './host-context.js';
+import { Progress } from './progress.js';
 import { packageVersion } from './version.js';
 
 /*
@@ -40,6 +42,7 @@ export async function lockCommand(run: CommandRun): Promise<void> {
     config?: string[];
     out?: string;
     update?: boolean;
+    keepGoing?: boolean;
     failOn?: string;
     json?: boolean;
   };
@@ -54,15 +57,20 @@ export async function lockCommand(run: CommandRun): Promise<void> {
     : await registryServers(ctx);
   if (targets.length === 0)
     throw nothingToList(opts.config ? opts.config.join(', ') : 'the registry');
+  const progress = new Progress();
+  progress.start(targets.map((target) => target.name));
   const report = await lockServers(targets, {
     lockfile,
     existing,
     update: opts.update === true,
+    keepGoing: opts.keepGoing === true,
     probe: probeOptionsOf(ctx.config, ctx.env, ctx.signal),
-  });
+    onListed: (target, result) => progress.finished(target.name, result.ok, listedDetail(result)),
+  }).finally(() => progress.stop());
   if (opts.json) {
     printJson(report);
-    return enforceFailOn(report.severity, failOn);
+    enforceFailOn(report.severity, failOn);
+    return throwIfFailed(report);
   }
   printLine(
     formatTable(
@@ -98,6 +106,24 @@ export async function lockCommand(run: CommandRun): Promise<void> {
     printText(formatFindingsText(report));
   }
   enforceFailOn(report.severity, failOn);
+  throwIfFailed(report);
+}
+
+/** lock --keep-going wrote what answered; the servers that did not still fail the command. */
+function throwIfFailed(report: LockReport): void {
+  const failed = report.servers.filter((server) => server.error !== null);
+  if (failed.length === 0) return;
+  throw new DriftError(
+    failed[0]!.error!.code,
+    `not locked: ${failed.map((server) => `${server.name} (${server.error!.reason})`).join('; ')}${report.written ? '; the servers that answered were written' : ''}`,
+  );
+}
+
+/** A finished server's progress line. */
+function listedDetail(result: ProbeResult): string {
+  return result.ok
+    ? `${result.tools.length} tools, ${result.durationMs} ms`
+    : `${result.reason} (${result.durationMs} ms)`;
 }
 
 /** verify's threshold when no --fail-on is given. */
@@ -130,9 +156,16 @@ export async function verifyCommand(run: CommandRun): Promise<void> {
     );
   }
   const targets = await verifyTargets(ctx, lock, opts.config);
+  const progress = new Progress();
+  progress.start(
+    targets
+      .filter((target) => lock.servers.some((s) => s.name === target.name))
+      .map((target) => target.name),
+  );
   const report = await verifyServers(targets, lock, {
     probe: probeOptionsOf(ctx.config, ctx.env, ctx.signal),
-  });
+    onListed: (target, result) => progress.finished(target.name, result.ok, listedDetail(result)),
+  }).finally(() => progress.stop());
   if (format === 'json') printJson(report);
   else if (format === 'sarif')
     printJson(verifySarifLog(report, lock, { uri: fileUri, toolVersion: packageVersion() }));

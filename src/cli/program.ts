@@ -173,6 +173,10 @@ Every listing command takes --json. Configuration comes from the environment or 
       .option('--out <FILE>', `the lockfile (default ${LOCKFILE})`)
       .option('--update', 'accept the current listings, and drop servers no longer configured')
       .option(
+        '--keep-going',
+        'write the servers that answered when some do not (a failed one keeps its lock), and still exit non-zero',
+      )
+      .option(
         '--fail-on <LEVEL>',
         `exit 1 when a listing locked for the first time has content findings reaching LEVEL (${LEVELS})`,
       ),

@@ -5,9 +5,9 @@ import {
   type ChangeSeverity,
   type Finding,
 } from '../diff/index.js';
-import { DriftError } from '../errors.js';
+import { DriftError, type DriftErrorCode } from '../errors.js';
 import type { ProbeOptions, ProbeSuccess } from '../mcp/index.js';
-import { listTargets } from './list-targets.js';
+import { listTargets, type OnListed } from './list-targets.js';
 import type { LockTarget } from './lock-targets.js';
 import { canonicalTools, writeLockfile, type LockedServer, type LockfileRead } from './lockfile.js';
 
@@ -18,7 +18,9 @@ import { canonicalTools, writeLockfile, type LockedServer, type LockfileRead } f
  * `update` accepts every current listing and drops servers no longer configured.
  */
 
-export type LockStatus = 'locked' | 'unchanged' | 'updated' | 'differs' | 'kept' | 'dropped';
+/** `failed`: not listed (with keepGoing); a lock it had is kept as it was. */
+export type LockStatus =
+  'locked' | 'unchanged' | 'updated' | 'differs' | 'kept' | 'dropped' | 'failed';
 
 export interface LockOutcome {
   name: string;
@@ -32,6 +34,8 @@ export interface LockOutcome {
   serverInfo: LockedServer['serverInfo'];
   /** Content findings on a listing locked for the first time (what review must look at). */
   findings: number;
+  /** Why it was not listed (status `failed`). */
+  error: { code: DriftErrorCode; reason: string } | null;
 }
 
 export interface LockReport {
@@ -71,7 +75,9 @@ const same = (a: LockedServer, b: LockedServer) =>
 
 /**
  * A server that cannot be listed stops the lock with nothing written, its reason and
- * code (exit 4 for an unreachable one): a lock is all the servers or none.
+ * code (exit 4 for an unreachable one): a lock is all the servers or none. With keepGoing
+ * the servers that answered are locked, a failed one keeps what the lock had for it, and the
+ * report says which failed (the command then exits non-zero).
  */
 export async function lockServers(
   targets: readonly LockTarget[],
@@ -80,24 +86,28 @@ export async function lockServers(
     existing: LockfileRead | null;
     update: boolean;
     probe: ProbeOptions;
+    keepGoing?: boolean;
+    onListed?: OnListed;
   },
 ): Promise<LockReport> {
-  const results = await listTargets(targets, options.probe);
+  const results = await listTargets(targets, options.probe, options.onListed);
   if (options.probe.signal?.aborted) {
     throw new DriftError('INTERRUPTED', 'lock interrupted; every server it started was closed');
   }
   const failures = results.flatMap((result, index) =>
     result.ok ? [] : [{ name: targets[index]!.name, result }],
   );
-  if (failures.length > 0) {
+  if (failures.length > 0 && options.keepGoing !== true) {
     throw new DriftError(
       failures[0]!.result.code,
       `nothing locked: ${failures.map(({ name, result }) => `${name}: ${result.reason}`).join('; ')}`,
     );
   }
-  const current = targets.map((target, index) =>
-    lockedFrom(target, results[index] as ProbeSuccess),
-  );
+  const current = targets.flatMap((target, index) => {
+    const result = results[index]!;
+    return result.ok ? [lockedFrom(target, result)] : [];
+  });
+  const failed = new Map(failures.map(({ name, result }) => [name, result]));
   const locked = new Map((options.existing?.servers ?? []).map((server) => [server.name, server]));
   const next: LockedServer[] = [];
   const outcomes: LockOutcome[] = [];
@@ -123,6 +133,7 @@ export async function lockServers(
       protocolVersion: server.protocolVersion,
       serverInfo: server.serverInfo,
       findings: found.length,
+      error: null,
     });
   };
   for (const now of current) {
@@ -146,6 +157,22 @@ export async function lockServers(
       outcome(before, 'differs', now);
     }
   }
+  for (const [name, result] of failed) {
+    const before = locked.get(name);
+    locked.delete(name);
+    if (before) next.push(before);
+    outcomes.push({
+      name,
+      status: 'failed',
+      hash: before?.hash ?? null,
+      currentHash: null,
+      tools: before?.tools.length ?? null,
+      protocolVersion: before?.protocolVersion ?? null,
+      serverInfo: before?.serverInfo ?? null,
+      findings: 0,
+      error: { code: result.code, reason: result.reason },
+    });
+  }
   for (const gone of locked.values()) {
     if (options.update) {
       outcome(gone, 'dropped', null);
@@ -154,8 +181,9 @@ export async function lockServers(
       outcome(gone, 'kept', null);
     }
   }
+  // A first lock of servers none of which answered would be an empty file that verifies.
   const written =
-    options.existing === null ||
+    (options.existing === null && next.length > 0) ||
     outcomes.some((entry) => ['locked', 'updated', 'dropped'].includes(entry.status));
   if (written) await writeLockfile(options.lockfile, next);
   outcomes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -3,7 +3,7 @@ import { diffListings, maxSeverity, type ChangeSeverity, type Finding } from '..
 import type { DriftErrorCode } from '../errors.js';
 import { DriftError } from '../errors.js';
 import type { ProbeOptions } from '../mcp/index.js';
-import { listTargets } from './list-targets.js';
+import { listTargets, type OnListed } from './list-targets.js';
 import type { LockTarget } from './lock-targets.js';
 import type { LockfileRead } from './lockfile.js';
 
@@ -52,13 +52,13 @@ function toolsOfOthers(lock: LockfileRead, server: string): Map<string, string> 
 export async function verifyServers(
   targets: readonly LockTarget[],
   lock: LockfileRead,
-  options: { probe: ProbeOptions },
+  options: { probe: ProbeOptions; onListed?: OnListed },
 ): Promise<VerifyReport> {
   const locked = new Map(lock.servers.map((server) => [server.name, server]));
   const configured = targets
     .filter((target) => locked.has(target.name))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const results = await listTargets(configured, options.probe);
+  const results = await listTargets(configured, options.probe, options.onListed);
   if (options.probe.signal?.aborted) {
     throw new DriftError('INTERRUPTED', 'verify interrupted; every server it started was closed');
   }
