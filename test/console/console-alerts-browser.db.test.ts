@@ -315,7 +315,11 @@ describe.skipIf(!available)(`the outbox in a browser (${backend})`, () => {
     ] as const) {
       await page.goto(`${url}${path}`);
       await screenshot(page, `narrow-${name}`);
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
+            .document.documentElement.scrollWidth,
+      );
       expect(width, `${path} is ${width} px wide`).toBeLessThanOrEqual(400);
     }
     await narrow.close();
@@ -324,11 +328,13 @@ describe.skipIf(!available)(`the outbox in a browser (${backend})`, () => {
   it('draws the timeline across the page, with a legend of its colours', async () => {
     const page = await context.newPage();
     await page.goto(`${url}/servers/notes`);
-    const widths = await page.evaluate(() => {
-      const svg = document.querySelector('svg.timeline')!;
-      const section = svg.closest('section')!;
-      return { svg: svg.getBoundingClientRect().width, section: section.clientWidth };
-    });
+    const svgWidth = await page
+      .locator('svg.timeline')
+      .evaluate((svg) => svg.getBoundingClientRect().width);
+    const sectionWidth = await page
+      .locator('section', { has: page.locator('svg.timeline') })
+      .evaluate((section) => section.clientWidth);
+    const widths = { svg: svgWidth, section: sectionWidth };
     expect(widths.svg).toBeGreaterThan(widths.section - 2);
     const legend = page.locator('ul.legend');
     for (const severity of ['critical', 'high', 'medium', 'low', 'info']) {
@@ -344,7 +350,11 @@ describe.skipIf(!available)(`the outbox in a browser (${backend})`, () => {
     const inserted = page.locator('pre.side ins', { hasText: 'id_rsa' });
     expect(await inserted.count()).toBe(1);
     const style = await inserted.evaluate((element) => {
-      const computed = getComputedStyle(element);
+      const computed = (
+        globalThis as unknown as {
+          getComputedStyle(element: unknown): Record<string, string>;
+        }
+      ).getComputedStyle(element);
       return {
         decoration: computed.textDecorationLine,
         border: computed.borderBottomStyle,
