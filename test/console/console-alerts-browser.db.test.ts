@@ -264,7 +264,7 @@ describe.skipIf(!available)(`the outbox in a browser (${backend})`, () => {
     await page.goto(`${url}/changes/${change}`);
     const section = page.locator('#change-alert');
     expect(await section.locator('a', { hasText: `Alert #${alert}` }).getAttribute('href')).toBe(
-      `/alerts?server=keys#alert-${alert}`,
+      `/alerts?server=keys&before=${alert + 1}#alert-${alert}`,
     );
     await section.locator('button', { hasText: `Acknowledge alert #${alert}` }).click();
     await page.locator('.notice', { hasText: 'Alert acknowledged' }).waitFor();

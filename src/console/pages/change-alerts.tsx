@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import type { AlertListItem } from '../../alerts/alert-list.js';
-import { PostButton, When, type PageContext } from './parts.js';
+import { PostButton, When, query, type PageContext } from './parts.js';
 
 /**
  * A change page's alert: a link to it in the outbox, its state, who acknowledged it, and
@@ -25,7 +25,10 @@ export const ChangeAlerts: FC<{ page: PageContext; changeId: number; alerts: Ale
       <ul class="plain">
         {alerts.map((alert) => (
           <li class="change-alert">
-            <a href={`/alerts?server=${encodeURIComponent(alert.server)}#alert-${alert.id}`}>
+            {/* The outbox page that starts at this alert, however many came after it. */}
+            <a
+              href={`/alerts${query({ server: alert.server, before: alert.id + 1 })}#alert-${alert.id}`}
+            >
               Alert #{alert.id}
             </a>
             : <span class={`status status-${alert.status}`}>{alert.status}</span>
