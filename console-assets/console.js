@@ -36,9 +36,13 @@
     wanted = new Set();
     const touched = regions().filter((region) => watching(region, kinds));
     if (touched.length === 0) return;
-    // Someone typing in a region keeps it; the next update brings it up to date.
+    // Someone typing in a region, or with boxes ticked in it (the outbox's bulk acknowledge),
+    // keeps it; the next update brings it up to date.
     const busy = (region) =>
-      region.contains(document.activeElement) && document.activeElement !== document.body;
+      (region.contains(document.activeElement) && document.activeElement !== document.body) ||
+      [...region.querySelectorAll('input[type="checkbox"]')].some(
+        (box) => box.checked !== box.defaultChecked,
+      );
     refreshing = true;
     try {
       const response = await fetch(location.href, {

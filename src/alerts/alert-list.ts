@@ -1,4 +1,4 @@
-import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
+import { acknowledgementsOf, recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Database } from '../db/client.js';
 import { DriftError } from '../errors.js';
 import {
@@ -12,6 +12,7 @@ import {
 } from './alerts-repo.js';
 import { getServer } from '../registry/servers-repo.js';
 import { shownDestination } from '../config/alert-url.js';
+import { SEVERITIES, severityAtLeast, type Severity } from '../diff/index.js';
 
 export interface DeliveryView {
   id: number;
@@ -38,7 +39,21 @@ export interface AlertListItem {
   status: AlertStatus;
   createdAt: string;
   acknowledgedAt: string | null;
+  /** Who acknowledged it (the console login name, `api`, the CLI's user), when recorded. */
+  acknowledgedBy: { actor: string; via: Actor['via'] } | null;
   deliveries: DeliveryView[];
+}
+
+/** What the outbox may be narrowed to; the console's pages, its API and the CLI share it. */
+export interface AlertFilter {
+  status?: AlertStatus;
+  server?: string;
+  /** Only alerts at least this severe. */
+  minSeverity?: Severity;
+  /** The next page: alerts with ids below this one. */
+  before?: number;
+  /** The alert of one change (a change has at most one). */
+  changeId?: number;
 }
 
 export function checkAlertStatus(status: string): AlertStatus {
@@ -59,7 +74,7 @@ export function checkAlertStatus(status: string): AlertStatus {
  */
 export async function listAlertViews(
   db: Database,
-  options: { status?: AlertStatus; limit: number; before?: number; server?: string },
+  options: AlertFilter & { limit: number },
 ): Promise<{ alerts: AlertListItem[] }> {
   const serverId =
     options.server === undefined ? undefined : (await getServer(db, options.server)).id;
@@ -68,7 +83,16 @@ export async function listAlertViews(
     limit: options.limit,
     before: options.before,
     serverId,
+    severities:
+      options.minSeverity === undefined
+        ? undefined
+        : SEVERITIES.filter((severity) => severityAtLeast(severity, options.minSeverity!)),
+    changeId: options.changeId,
   });
+  const acknowledgements = await acknowledgementsOf(
+    db,
+    rows.filter((row) => row.acknowledgedAt !== null).map((row) => row.id),
+  );
   const alertOfDelivery = new Map(
     rows.flatMap((row) => row.deliveries.map((delivery) => [delivery.id, row.id] as const)),
   );
@@ -81,6 +105,7 @@ export async function listAlertViews(
       status: row.status,
       createdAt: row.createdAt.toISOString(),
       acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
+      acknowledgedBy: byWhom(acknowledgements.get(row.id)),
       deliveries: row.deliveries.map((delivery) => ({
         id: delivery.id,
         channel: delivery.channel,
@@ -97,6 +122,9 @@ export async function listAlertViews(
     })),
   };
 }
+
+const byWhom = (found: { actor: string; via: Actor['via'] } | undefined) =>
+  found === undefined ? null : { actor: found.actor, via: found.via };
 
 /**
  * An operator has seen an alert (with a digest's first alert, the whole message).
@@ -120,5 +148,24 @@ export async function acknowledge(
       });
     }
     return { acknowledged };
+  });
+}
+
+/**
+ * Several alerts acknowledged at once (the console's outbox), each as `acknowledge` does it
+ * and recorded as its own action, in one transaction: an unknown id acknowledges none.
+ */
+export async function acknowledgeAll(
+  db: Database,
+  ids: readonly number[],
+  options: { actor?: Actor } = {},
+): Promise<{ acknowledged: number[] }> {
+  if (ids.length === 0) throw new DriftError('USAGE', 'choose at least one alert to acknowledge');
+  return db.transaction(async (tx) => {
+    const acknowledged = new Set<number>();
+    for (const id of new Set(ids)) {
+      for (const done of (await acknowledge(tx, id, options)).acknowledged) acknowledged.add(done);
+    }
+    return { acknowledged: [...acknowledged].sort((a, b) => a - b) };
   });
 }

@@ -156,6 +156,15 @@ export function headline(row: FindingRow): string {
   );
 }
 
+/**
+ * An alert's one line: the headline of its worst finding, as its email subject and Slack
+ * message say it, so the console's outbox reads the same as what was sent.
+ */
+export function alertHeadline(rows: readonly FindingRow[]): string {
+  const worst = worstFinding(rows);
+  return worst === undefined ? 'the listing changed' : headline(worst);
+}
+
 /** The worst finding, preferring one about a tool: it says more than "no notification". */
 function worstFinding(rows: readonly FindingRow[]): FindingRow | undefined {
   const pick = (candidates: readonly FindingRow[]) =>
@@ -323,14 +332,13 @@ function changeView(prepared: PreparedChange, budget: number): ChangeView {
       hints: record.hints ?? null,
     });
   }
-  const worst = worstFinding(entry.findings);
   return {
     id: entry.change.id,
     severity: entry.change.severity,
     detectedAt: entry.change.detectedAt.toISOString(),
     fromHash: entry.change.fromHash === null ? null : clean(entry.change.fromHash, 64),
     toHash: clean(entry.change.toHash, 64),
-    headline: worst === undefined ? 'the listing changed' : headline(worst),
+    headline: alertHeadline(entry.findings),
     listingFindings: listingShown.map(findingView),
     tools,
     omittedFindings: entry.findings.length - (budget - left),
@@ -386,7 +394,7 @@ export function buildAlertView(input: AlertMessageInput): AlertView {
     server,
     trust: { level: input.server.trust, implication: trustImplication(input.server.trust) },
     severity,
-    headline: worst === undefined ? 'the listing changed' : headline(worst),
+    headline: alertHeadline(rows),
     worst: worst === undefined ? null : clean(worst.explanation),
     notNotified: all.some(notNotified),
     totalChanges: all.length,

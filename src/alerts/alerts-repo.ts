@@ -139,6 +139,8 @@ export async function listAlerts(
     ids?: number[];
     before?: number;
     serverId?: number;
+    severities?: readonly AlertRow['severity'][];
+    changeId?: number;
   },
 ): Promise<AlertSummary[]> {
   const rows = await db
@@ -151,6 +153,8 @@ export async function listAlerts(
         options.ids ? inArray(alerts.id, options.ids) : undefined,
         options.before === undefined ? undefined : lt(alerts.id, options.before),
         options.serverId === undefined ? undefined : eq(alerts.serverId, options.serverId),
+        options.severities ? inArray(alerts.severity, [...options.severities]) : undefined,
+        options.changeId === undefined ? undefined : eq(alerts.changeId, options.changeId),
       ),
     )
     .orderBy(desc(alerts.id))

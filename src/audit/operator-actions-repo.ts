@@ -49,6 +49,52 @@ export async function recentActions(
     .limit(options.limit);
 }
 
+export interface Acknowledgement {
+  actor: string;
+  via: Actor['via'];
+  at: Date;
+}
+
+/**
+ * Who acknowledged each of these alerts, by alert id: the `alert.ack` actions whose
+ * `detail.acknowledged` names it (acknowledging a digest's first alert acknowledges the
+ * alerts that joined it, under that one action). An alert acknowledged with no actor given
+ * is absent.
+ */
+export async function acknowledgementsOf(
+  db: Database,
+  alertIds: readonly number[],
+): Promise<Map<number, Acknowledgement>> {
+  const found = new Map<number, Acknowledgement>();
+  if (alertIds.length === 0) return found;
+  const wanted = new Set(alertIds);
+  const rows = await db
+    .select()
+    .from(operatorActions)
+    .where(
+      and(
+        eq(operatorActions.action, 'alert.ack'),
+        sql`exists (select 1 from jsonb_array_elements(${operatorActions.detail}->'acknowledged') as acked(id)
+          where jsonb_typeof(acked.id) = 'number' and (acked.id)::text in (${sql.join(
+            [...wanted].map((id) => sql`${String(id)}`),
+            sql`, `,
+          )}))`,
+      ),
+    )
+    .orderBy(operatorActions.id);
+  for (const row of rows) {
+    const acknowledged = row.detail['acknowledged'];
+    if (!Array.isArray(acknowledged)) continue;
+    for (const id of acknowledged) {
+      // The first action wins: a later one acknowledged nothing new for this alert.
+      if (typeof id === 'number' && wanted.has(id) && !found.has(id)) {
+        found.set(id, { actor: row.actor, via: row.via, at: row.at });
+      }
+    }
+  }
+  return found;
+}
+
 /**
  * A value that moves whenever an operator action is recorded (the console's live updates poll it; see
  * src/console/live-feed.ts).

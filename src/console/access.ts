@@ -204,3 +204,11 @@ export function formValue(body: Record<string, unknown>, name: string): string |
   const value = body[name];
   return typeof value === 'string' ? value : undefined;
 }
+
+/** Every value of a repeated field (checkboxes), from `parseBody({ all: true })`. */
+export function formValues(body: Record<string, unknown>, name: string): string[] {
+  const value = body[name];
+  return (Array.isArray(value) ? (value as unknown[]) : [value]).filter(
+    (item): item is string => typeof item === 'string',
+  );
+}

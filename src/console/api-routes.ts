@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
+import { acknowledge, acknowledgeAll } from '../alerts/alert-list.js';
 import { retryAlert } from '../alerts/retry-alert.js';
 import { approveBaseline } from '../changes/baseline.js';
 import { reviewChange } from '../changes/change-review.js';
@@ -8,12 +8,15 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { DriftError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { alertFeed } from '../read-models/alert-feed.js';
 import { filterFleet, fleetView } from '../read-models/fleet.js';
 import { serverDetail } from '../read-models/server-detail.js';
 import { enableServer } from '../registry/server-registry.js';
-import type { ConsoleEnv } from './access.js';
+import { formValues, type ConsoleEnv } from './access.js';
 import { WINDOWS, type TimelineWindow } from './pages/server-page.js';
 import {
+  alertFilterOf,
+  alertIdsOf,
   fleetFilterOf,
   kindOf,
   limitOf,
@@ -110,15 +113,20 @@ export function apiRoutes(options: { db: Database; config: Config; logger: Logge
 
   api.get('/alerts', async (c) => {
     const query = c.req.query();
-    const limit = limitOf(query['limit'], 50);
-    const view = await listAlertViews(db, {
-      status: query['status'] ? checkAlertStatus(query['status']) : undefined,
-      server: query['server'] || undefined,
-      before: positiveInt('before', query['before']),
-      limit: limit + 1,
-    });
-    const alerts = view.alerts.slice(0, limit);
-    return c.json({ alerts, next: view.alerts.length > limit ? alerts.at(-1)!.id : null });
+    return c.json(
+      await alertFeed(db, { ...alertFilterOf(query), limit: limitOf(query['limit'], 50) }),
+    );
+  });
+
+  // Several at once: `{"alerts": [3, 4]}`, or a form with `alert` repeated.
+  api.post('/alerts/ack', async (c) => {
+    const ids = alertIdsOf(await values(c, 'alerts', 'alert'));
+    const result = await acknowledgeAll(db, ids, { actor: c.get('actor') });
+    logger.info(
+      { alerts: result.acknowledged, actor: c.get('actor').name },
+      'alerts acknowledged through the API',
+    );
+    return c.json(result);
   });
 
   api.post('/alerts/:id/ack', async (c) => {
@@ -138,6 +146,25 @@ export function apiRoutes(options: { db: Database; config: Config; logger: Logge
   });
 
   return api;
+}
+
+/** A list in a JSON body (`jsonName`), or a repeated form field (`formName`), as strings. */
+async function values(c: Context, jsonName: string, formName: string): Promise<string[]> {
+  const type = c.req.header('content-type') ?? '';
+  if (type.startsWith('application/json')) {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new DriftError('INVALID_INPUT', 'the request body is not valid JSON');
+    }
+    const list = (body as Record<string, unknown> | null)?.[jsonName];
+    if (!Array.isArray(list)) {
+      throw new DriftError('INVALID_INPUT', `give "${jsonName}" as a list of alert ids`);
+    }
+    return list.map(String);
+  }
+  return formValues(await c.req.parseBody({ all: true }), formName);
 }
 
 /** A field of a JSON or form body; a body that does not parse is a 400. */

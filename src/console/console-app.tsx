@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import { deleteCookie } from 'hono/cookie';
-import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
+import { acknowledge, acknowledgeAll, listAlertViews } from '../alerts/alert-list.js';
 import { retryAlert } from '../alerts/retry-alert.js';
 import { approveBaseline } from '../changes/baseline.js';
 import { reviewChange } from '../changes/change-review.js';
@@ -11,6 +11,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { DriftError, isDriftError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { alertFeed } from '../read-models/alert-feed.js';
 import { filterFleet, fleetView } from '../read-models/fleet.js';
 import { serverDetail } from '../read-models/server-detail.js';
 import { enableServer } from '../registry/server-registry.js';
@@ -19,6 +20,7 @@ import {
   authenticate,
   checkCsrf,
   formValue,
+  formValues,
   fromThisOrigin,
   isApi,
   retrySeconds,
@@ -37,9 +39,11 @@ import { ErrorPage } from './pages/error-page.js';
 import { FleetPage } from './pages/fleet-page.js';
 import { LoginThrottle } from './login-throttle.js';
 import { LoginPage, type LoginProblem } from './pages/login-page.js';
-import type { PageContext } from './pages/parts.js';
+import { query as queryOf, type PageContext } from './pages/parts.js';
 import { ServerPage, WINDOWS, type TimelineWindow } from './pages/server-page.js';
 import {
+  alertFilterOf,
+  alertIdsOf,
   fleetFilterOf,
   limitOf,
   localPath,
@@ -79,6 +83,8 @@ const NOTICES: Record<string, string> = {
   approved: 'Baseline approved: this listing is what the server’s changes are judged against now.',
   acknowledged: 'Alert acknowledged; what was not delivered yet will not be sent.',
   'already-acknowledged': 'That alert was acknowledged already.',
+  'acknowledged-all': 'Alerts acknowledged; what was not delivered yet will not be sent.',
+  'all-already-acknowledged': 'Those alerts were acknowledged already.',
   retried: 'Alert queued again; a running serve sends it.',
   'nothing-to-retry': 'That alert has no failed delivery to retry.',
   enabled: 'Server enabled: it is watched again within seconds.',
@@ -302,36 +308,63 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
   ui.get('/changes/:id', async (c) => {
     const id = positiveInt('change id', c.req.param('id'));
     if (id === undefined) throw new DriftError('NOT_FOUND', 'no such change');
-    return page(c, <ChangePage page={pageOf(c)} review={await reviewChange(db, id)} />);
+    const review = await reviewChange(db, id);
+    const { alerts } = await listAlertViews(db, { changeId: id, limit: 1 });
+    return page(c, <ChangePage page={pageOf(c)} review={review} alerts={alerts} />);
   });
 
   ui.get('/alerts', async (c) => {
     const query = c.req.query();
-    const status = query['status'] ? checkAlertStatus(query['status']) : undefined;
-    const server = query['server'] || undefined;
-    const before = positiveInt('before', query['before']);
-    const limit = limitOf(query['limit'], PAGE_SIZE);
-    const view = await listAlertViews(db, { status, server, before, limit: limit + 1 });
-    const alerts = view.alerts.slice(0, limit);
+    const filter = alertFilterOf(query);
+    const feed = await alertFeed(db, { ...filter, limit: limitOf(query['limit'], PAGE_SIZE) });
+    const servers = (await listServers(db)).map((server) => server.name);
     return page(
       c,
       <AlertsPage
         page={pageOf(c)}
-        status={status}
-        server={server}
-        before={before}
-        alerts={alerts}
-        next={view.alerts.length > limit ? alerts.at(-1)!.id : null}
+        filter={filter}
+        servers={servers}
+        alerts={feed.alerts}
+        next={feed.next}
       />,
+    );
+  });
+
+  // The outbox's checkboxes: the form posts to this path with the page's own filters in its
+  // query, so the answer goes back to the same view.
+  ui.post('/alerts/ack', async (c) => {
+    const filter = alertFilterOf(c.req.query());
+    const ids = alertIdsOf(formValues(await c.req.parseBody({ all: true }), 'alert'));
+    const { acknowledged } = await acknowledgeAll(db, ids, { actor: c.get('actor') });
+    logger.info(
+      { alerts: acknowledged, actor: c.get('actor').name },
+      'alerts acknowledged from the console',
+    );
+    const notice = acknowledged.length > 0 ? 'acknowledged-all' : 'all-already-acknowledged';
+    return c.redirect(
+      `/alerts${queryOf({
+        status: filter.status,
+        server: filter.server,
+        severity: filter.minSeverity,
+        before: filter.before,
+        notice,
+      })}`,
+      303,
     );
   });
 
   ui.post('/alerts/:id/ack', async (c) => {
     const id = positiveInt('alert id', c.req.param('id'))!;
+    const body = await c.req.parseBody();
     const { acknowledged } = await acknowledge(db, id, { actor: c.get('actor') });
     logger.info({ alert: id, actor: c.get('actor').name }, 'alert acknowledged from the console');
+    const notice = acknowledged.length > 0 ? 'acknowledged' : 'already-acknowledged';
+    // From a change page, back to it.
+    const change = positiveInt('change', formValue(body, 'change'));
     return c.redirect(
-      `/alerts?notice=${acknowledged.length > 0 ? 'acknowledged' : 'already-acknowledged'}#alert-${id}`,
+      change
+        ? `/changes/${change}?notice=${notice}#change-alert`
+        : `/alerts?notice=${notice}#alert-${id}`,
       303,
     );
   });

@@ -1,3 +1,5 @@
+import { ALERT_STATUSES } from '../alerts/alerts-repo.js';
+import type { AlertFilter } from '../alerts/alert-list.js';
 import { isSeverity, FINDING_KINDS, type Severity } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import { FLEET_SORTS, type FleetFilter } from '../read-models/fleet.js';
@@ -81,6 +83,23 @@ export function fleetFilterOf(query: Query): FleetFilter {
     minSeverity: severityOf('severity', query['severity']),
     sort: oneOf('sort', query['sort'], FLEET_SORTS),
   };
+}
+
+/** The outbox's filters, for its page, its API and the bulk acknowledge that returns to it. */
+export function alertFilterOf(query: Query): AlertFilter {
+  return {
+    status: oneOf('status', query['status'], ALERT_STATUSES),
+    server: empty(query['server']) ? undefined : query['server'],
+    minSeverity: severityOf('severity', query['severity']),
+    before: positiveInt('before', query['before']),
+  };
+}
+
+/** The alert ids of a bulk acknowledge, each a positive whole number. */
+export function alertIdsOf(values: readonly string[]): number[] {
+  return values
+    .map((value) => positiveInt('alert id', value))
+    .filter((id): id is number => id !== undefined);
 }
 
 /**

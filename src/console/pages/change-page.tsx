@@ -1,8 +1,10 @@
 import type { FC } from 'hono/jsx';
+import type { AlertListItem } from '../../alerts/alert-list.js';
 import type { ChangeReview } from '../../changes/change-review.js';
 import { groupFindingsByTool } from '../../diff/group-findings.js';
 import type { Finding } from '../../diff/index.js';
 import type { TextComparison, ToolComparison } from '../../diff/tool-comparison.js';
+import { ChangeAlerts } from './change-alerts.js';
 import { Layout } from './layout.js';
 import { Hash, Notice, Sev, Shown, type PageContext } from './parts.js';
 import { declaredText } from './server-page.js';
@@ -319,7 +321,12 @@ const StaleWindow: FC<{ exposure: Exposure }> = ({ exposure }) => {
   );
 };
 
-export const ChangePage: FC<{ page: PageContext; review: ChangeReview }> = ({ page, review }) => {
+export const ChangePage: FC<{
+  page: PageContext;
+  review: ChangeReview;
+  /** The change's alert, if it reached the threshold. */
+  alerts: AlertListItem[];
+}> = ({ page, review, alerts }) => {
   const { change, approval } = review;
   const serverPath = `/servers/${encodeURIComponent(change.server)}`;
   return (
@@ -340,6 +347,8 @@ export const ChangePage: FC<{ page: PageContext; review: ChangeReview }> = ({ pa
           <Hash hash={change.fromHash} /> → <Hash hash={change.toHash} />
         </dd>
       </dl>
+
+      <ChangeAlerts page={page} changeId={change.id} alerts={alerts} />
 
       <section aria-labelledby="stale-heading">
         <h2 id="stale-heading">Stale-session window</h2>

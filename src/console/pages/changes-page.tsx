@@ -1,6 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { FeedItem } from '../../changes/change-views.js';
 import { FINDING_KINDS, SEVERITIES } from '../../diff/index.js';
+import { EmptyState } from './empty-state.js';
 import { Layout } from './layout.js';
 import { Headline, Notice, Sev, When, notificationText, query, type PageContext } from './parts.js';
 
@@ -87,10 +88,18 @@ export const ChangesPage: FC<{
           <input type="text" name="until" value={params.until ?? ''} placeholder="a date (UTC)" />
         </label>
         <button type="submit">Apply</button>
+        {Object.values(keep).some((value) => value !== undefined) ? (
+          <a href="/changes">Clear the filters</a>
+        ) : null}
       </form>
       <div data-live="feed" data-live-on="changes">
         {feed.changes.length === 0 ? (
-          <p>No change matches.</p>
+          <EmptyState
+            what="change"
+            filtered={Object.values(params).some((value) => value !== undefined)}
+            clear="/changes"
+            none="No changes yet: a server's first listing is its baseline, and each listing that differs is a change."
+          />
         ) : (
           <table class="feed">
             <caption>

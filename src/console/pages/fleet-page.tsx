@@ -8,8 +8,9 @@ import {
   type FleetView,
 } from '../../read-models/fleet.js';
 import { SEVERITIES } from '../../vocabulary/severities.js';
+import { EmptyState } from './empty-state.js';
 import { Layout } from './layout.js';
-import { Hash, Notice, Sev, Shown, When, type PageContext } from './parts.js';
+import { Hash, Notice, Sev, Shown, When, query, type PageContext } from './parts.js';
 
 const SEVERITY_COLUMNS: readonly ChangeSeverity[] = SEVERITIES;
 
@@ -206,75 +207,88 @@ export const FleetPage: FC<{
         data-live="fleet-table"
         data-live-on="changes observations servers outages sessions baselines alerts"
       >
-        <table class="fleet">
-          <caption>
-            {shown.length === all.length
-              ? `${all.length} servers`
-              : `${shown.length} of ${all.length} servers`}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">server</th>
-              <th scope="col">transport</th>
-              <th scope="col">trust</th>
-              <th scope="col">state</th>
-              <th scope="col">last listing</th>
-              <th scope="col">latest change</th>
-              <th scope="col">baseline</th>
-              <th scope="col">open alerts</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((server) => (
-              <tr
-                id={`server-${server.name}`}
-                class={server.health === 'down' ? 'down' : undefined}
-              >
-                <th scope="row">
-                  <a href={`/servers/${encodeURIComponent(server.name)}`}>{server.name}</a>
-                </th>
-                <td>{server.transport}</td>
-                <td>{server.trust}</td>
-                <td>
-                  <State server={server} now={page.now} />
-                </td>
-                <td>
-                  <When at={server.lastListing?.at} now={page.now} />
-                </td>
-                <td>
-                  {server.latestChange ? (
-                    <a href={`/changes/${server.latestChange.id}`} class="change-link">
-                      <Sev severity={server.latestChange.severity} /> #{server.latestChange.id}{' '}
-                      <When at={server.latestChange.detectedAt} now={page.now} />
-                    </a>
-                  ) : (
-                    <span class="absent">none</span>
-                  )}
-                </td>
-                <td>
-                  {server.baseline === null ? (
-                    <span class="absent">none yet</span>
-                  ) : server.drifted ? (
-                    <span class="drifted">
-                      drifted from <Hash hash={server.baseline.hash} />
-                    </span>
-                  ) : (
-                    <span>matches</span>
-                  )}
-                </td>
-                <td>
-                  {server.unacknowledgedAlerts > 0 ? (
-                    <a href={`/alerts?server=${encodeURIComponent(server.name)}`}>
-                      {server.unacknowledgedAlerts}
-                    </a>
-                  ) : (
-                    '0'
-                  )}
-                </td>
+        {shown.length === 0 ? (
+          <EmptyState
+            what="server"
+            filtered={all.length > 0}
+            clear={`/${query({ sort: filter.sort })}`}
+            none={
+              <>
+                No servers yet: <code>mcp-drift server add</code> registers one.
+              </>
+            }
+          />
+        ) : (
+          <table class="fleet">
+            <caption>
+              {shown.length === all.length
+                ? `${all.length} servers`
+                : `${shown.length} of ${all.length} servers`}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">server</th>
+                <th scope="col">transport</th>
+                <th scope="col">trust</th>
+                <th scope="col">state</th>
+                <th scope="col">last listing</th>
+                <th scope="col">latest change</th>
+                <th scope="col">baseline</th>
+                <th scope="col">open alerts</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {shown.map((server) => (
+                <tr
+                  id={`server-${server.name}`}
+                  class={server.health === 'down' ? 'down' : undefined}
+                >
+                  <th scope="row">
+                    <a href={`/servers/${encodeURIComponent(server.name)}`}>{server.name}</a>
+                  </th>
+                  <td>{server.transport}</td>
+                  <td>{server.trust}</td>
+                  <td>
+                    <State server={server} now={page.now} />
+                  </td>
+                  <td>
+                    <When at={server.lastListing?.at} now={page.now} />
+                  </td>
+                  <td>
+                    {server.latestChange ? (
+                      <a href={`/changes/${server.latestChange.id}`} class="change-link">
+                        <Sev severity={server.latestChange.severity} /> #{server.latestChange.id}{' '}
+                        <When at={server.latestChange.detectedAt} now={page.now} />
+                      </a>
+                    ) : (
+                      <span class="absent">none</span>
+                    )}
+                  </td>
+                  <td>
+                    {server.baseline === null ? (
+                      <span class="absent">none yet</span>
+                    ) : server.drifted ? (
+                      <span class="drifted">
+                        drifted from <Hash hash={server.baseline.hash} />
+                      </span>
+                    ) : (
+                      <span>matches</span>
+                    )}
+                  </td>
+                  <td>
+                    {server.unacknowledgedAlerts > 0 ? (
+                      <a href={`/alerts?server=${encodeURIComponent(server.name)}`}>
+                        {server.unacknowledgedAlerts}
+                      </a>
+                    ) : (
+                      '0'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </div>
     </Layout>
   );

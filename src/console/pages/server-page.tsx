@@ -14,7 +14,7 @@ import {
   query,
   type PageContext,
 } from './parts.js';
-import { TimelineSvg } from './timeline-svg.js';
+import { TimelineLegend, TimelineSvg } from './timeline-svg.js';
 
 export const WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type TimelineWindow = keyof typeof WINDOWS;
@@ -169,26 +169,7 @@ export const ServerPage: FC<{
             </p>
           ) : null}
         </div>
-        <ul class="legend" aria-label="Timeline legend">
-          <li>
-            <span class="key key-span" aria-hidden="true"></span> a listing, from its first to its
-            last observation (the baseline outlined)
-          </li>
-          <li>
-            <span class="key key-outage" aria-hidden="true"></span> an outage: a gap
-          </li>
-          <li>
-            <span class="key key-circle" aria-hidden="true"></span> a change seen on a re-list after
-            a change notification
-          </li>
-          <li>
-            <span class="key key-diamond" aria-hidden="true"></span> a change seen by a probe
-          </li>
-          <li>
-            <span class="key key-tick" aria-hidden="true"></span> a re-list after a change
-            notification
-          </li>
-        </ul>
+        <TimelineLegend />
       </section>
 
       <section

@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import { SEVERITIES } from '../../diff/index.js';
 import type { Timeline } from '../../read-models/timeline.js';
 
 /*
@@ -146,3 +147,37 @@ export const TimelineSvg: FC<{
     </svg>
   );
 };
+
+/** What each shape and colour of the timeline means (the keys are console.css classes). */
+export const TimelineLegend: FC = () => (
+  <ul class="legend" aria-label="Timeline legend">
+    <li>
+      <span class="key key-listings" aria-hidden="true"></span> a listing, from its first to its
+      last observation: each listing its own colour
+    </li>
+    <li>
+      <span class="key key-baseline" aria-hidden="true"></span> the baseline listing, outlined
+    </li>
+    <li>
+      <span class="key key-outage" aria-hidden="true"></span> an outage: a gap
+    </li>
+    <li>
+      <span class="key key-circle" aria-hidden="true"></span> a change seen on a re-list after a
+      change notification
+    </li>
+    <li>
+      <span class="key key-diamond" aria-hidden="true"></span> a change seen by a probe
+    </li>
+    <li>
+      a change's colour is its severity:{' '}
+      {SEVERITIES.map((severity) => (
+        <>
+          <span class={`key key-sev-${severity}`} aria-hidden="true"></span> {severity}{' '}
+        </>
+      ))}
+    </li>
+    <li>
+      <span class="key key-tick" aria-hidden="true"></span> a re-list after a change notification
+    </li>
+  </ul>
+);
