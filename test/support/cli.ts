@@ -14,6 +14,7 @@ const SCRUBBED = [
   'MCP_DRIFT_HOME',
   'SMTP_URL',
   'LOG_LEVEL',
+  'LOG_FORMAT',
   'ALERT_TO',
   'ALERT_FROM',
   'SLACK_WEBHOOK_URL',
