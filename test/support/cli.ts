@@ -35,7 +35,7 @@ export interface CliResult {
   stderr: string;
 }
 
-function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
+export function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const key of SCRUBBED) delete base[key];
   // Tests run many serve processes at once: each takes an ephemeral port for its health and
