@@ -90,7 +90,7 @@ describe.runIf(existsSync('/usr/bin/script'))(`serve on a terminal (${backend})`
       // Nothing is configured: no channel is named, Slack and webhooks included.
       expect(serving).not.toMatch(/slack|webhook/i);
       expect(lines).toContainEqual(
-        expect.stringMatching(/^\d\d:\d\d:\d\d WARN  alerts: no alert destination: /),
+        expect.stringMatching(/^\d\d:\d\d:\d\d WARN {2}alerts: no alert destination: /),
       );
     }
     // A new code each start.
