@@ -113,6 +113,8 @@ function driftEnv(logLevel) {
     DIGEST_SECONDS: '0',
     HTTP_PORT: '0',
     LOG_LEVEL: logLevel,
+    // The demo reads serve's log as JSON, whatever the terminal it runs in.
+    LOG_FORMAT: 'json',
   };
 }
 
@@ -282,7 +284,7 @@ async function main() {
     if (line.msg === 'listing changed' && line.server === SERVER_NAME) {
       changeLogged = true;
       say(
-        `mcp-drift recorded change #${line.change}: severity ${line.severity}, ${line.findings} findings (${line.trigger === 'poll' ? 'seen by a fresh probe' : line.trigger})`,
+        `mcp-drift recorded ${line.headline}: ${line.findings} findings (${line.trigger === 'poll' ? 'seen by a fresh probe' : line.trigger})`,
       );
     }
   });

@@ -1,15 +1,36 @@
 import { pino, type Logger } from 'pino';
+import { writeSync } from 'node:fs';
 import { finishLogLine, MASK, redactFromLogs, urlPasswords } from './log-lines.js';
+import { prettyLogLine } from './log-pretty.js';
 
 export type { Logger };
 
 /**
- * JSON logs on stderr: stdout carries command output only. Header and env values are
+ * Readable lines for a terminal, written at once as pino's own sync destination would: a
+ * failed write to stderr (closed, full) is dropped, never thrown into the caller.
+ */
+const prettyStderr = {
+  write(line: string): void {
+    try {
+      writeSync(2, prettyLogLine(line));
+    } catch {
+      // Nowhere left to say it.
+    }
+  },
+};
+
+/**
+ * Logs on stderr, JSON lines or (`pretty`) one readable line per event for a person at a
+ * terminal: stdout carries command output only. Header and env values are
  * redacted by field wherever a server registration is logged whole, and by value (see
  * redactFromLogs) everywhere else; `secretUrls` are DATABASE_URL and SMTP_URL, whose
  * passwords are masked even where they appear outside a URL.
  */
-export function createLogger(level: string, secretUrls: (string | undefined)[] = []): Logger {
+export function createLogger(
+  level: string,
+  format: 'json' | 'pretty' = 'json',
+  secretUrls: (string | undefined)[] = [],
+): Logger {
   redactFromLogs(secretUrls.flatMap(urlPasswords));
   return pino(
     {
@@ -31,7 +52,7 @@ export function createLogger(level: string, secretUrls: (string | undefined)[] =
       },
       hooks: { streamWrite: finishLogLine },
     },
-    pino.destination({ dest: 2, sync: true }),
+    format === 'pretty' ? prettyStderr : pino.destination({ dest: 2, sync: true }),
   );
 }
 

@@ -1,4 +1,4 @@
-import type { FindingRow } from '../db/schema.js';
+import type { ChangeRow, FindingRow } from '../db/schema.js';
 import type { HintName } from '../diff/hints.js';
 import {
   SEVERITIES,
@@ -12,6 +12,7 @@ import {
   type ChangeSeverity,
   type HintRecord,
   type InterpretationRecord,
+  type Finding,
   type Severity,
   type TrustLevel,
 } from '../diff/index.js';
@@ -117,8 +118,27 @@ export function shortHash(hash: string): string {
   return clean(hash, 64).slice(0, 12);
 }
 
+/** What a headline reads of a finding: a stored row, or one just found (findingRowOf). */
+export type HeadlineRow = Pick<
+  FindingRow,
+  'tool' | 'kind' | 'severity' | 'field' | 'before' | 'after' | 'record'
+>;
+
+/** A finding of diffListings as its stored row reads (the mapping of changes-repo's appendChange). */
+export function findingRowOf(finding: Finding): HeadlineRow {
+  return {
+    tool: finding.tool,
+    kind: finding.kind,
+    severity: finding.severity,
+    field: finding.field ?? null,
+    before: finding.before ?? null,
+    after: finding.after ?? null,
+    record: finding.record as unknown as Record<string, unknown>,
+  };
+}
+
 /** Records are written from diffListings' findings (changes-repo), so they have its shape. */
-function recordOf(row: FindingRow): Partial<InterpretationRecord> {
+function recordOf(row: HeadlineRow): Partial<InterpretationRecord> {
   return row.record as Partial<InterpretationRecord>;
 }
 
@@ -128,7 +148,7 @@ const NOTIFICATION_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /** A short statement of one finding, for subjects and change headings (the catalogue's). */
-export function headline(row: FindingRow): string {
+export function headline(row: HeadlineRow): string {
   const tool = clean(row.tool ?? '', ALERT_LIMITS.headlineTool);
   const field = row.field === null ? null : clean(row.field, ALERT_LIMITS.headlineTool);
   const record = recordOf(row);
@@ -166,9 +186,9 @@ export function alertHeadline(rows: readonly FindingRow[]): string {
 }
 
 /** The worst finding, preferring one about a tool: it says more than "no notification". */
-function worstFinding(rows: readonly FindingRow[]): FindingRow | undefined {
-  const pick = (candidates: readonly FindingRow[]) =>
-    candidates.reduce<FindingRow | undefined>(
+function worstFinding<Row extends HeadlineRow>(rows: readonly Row[]): Row | undefined {
+  const pick = (candidates: readonly Row[]) =>
+    candidates.reduce<Row | undefined>(
       (best, row) =>
         best === undefined || compareSeverity(row.severity, best.severity) > 0 ? row : best,
       undefined,
@@ -348,11 +368,34 @@ function changeView(prepared: PreparedChange, budget: number): ChangeView {
 }
 
 /** Whether hosts were left to find out on their own (the subject says so). */
-function notNotified(entry: AlertChange): boolean {
+function notNotified(entry: {
+  change: Pick<ChangeRow, 'notificationSeen' | 'exposure'>;
+  findings: readonly Pick<FindingRow, 'kind'>[];
+}): boolean {
   return (
     entry.change.notificationSeen === false ||
     objectOr(entry.change.exposure)['notificationSeen'] === false ||
     entry.findings.some((row) => NOTIFICATION_KINDS.has(row.kind))
+  );
+}
+
+/** What an alert's subject adds when hosts were not told of a change. */
+export const NO_NOTIFICATION = ' (no change notification)';
+
+/**
+ * One change in one line, as an alert's subject names it ("CRITICAL search: purge_tenant now
+ * claims read-only (no change notification)"): serve's log line of a recorded change.
+ */
+export function changeHeadline(
+  server: string,
+  change: Pick<ChangeRow, 'severity' | 'notificationSeen' | 'exposure'>,
+  findings: readonly HeadlineRow[],
+): string {
+  const worst = worstFinding(findings);
+  return (
+    `${change.severity.toUpperCase()} ${clean(server, 64)}: ` +
+    `${worst === undefined ? 'the listing changed' : headline(worst)}` +
+    (notNotified({ change, findings }) ? NO_NOTIFICATION : '')
   );
 }
 

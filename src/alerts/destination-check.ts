@@ -3,7 +3,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import { enabledServerDestinations } from '../registry/servers-repo.js';
 import { alertPolicyOf, channelDestinations } from './alert-policy.js';
-import { CHANNELS } from '../vocabulary/channels.js';
+import { CHANNELS, type ChannelName } from '../vocabulary/channels.js';
 
 const SETTINGS =
   'set ALERT_TO (mail goes to the .eml outbox until SMTP_URL is set), SLACK_WEBHOOK_URL or WEBHOOK_URL (with WEBHOOK_SECRET), or give servers --notify, --slack or --webhook';
@@ -41,6 +41,21 @@ export async function alertDestinationProblems(db: Database, config: Config): Pr
     }
   }
   return problems;
+}
+
+/**
+ * The channels with somewhere to send: a global destination, or an enabled server's own
+ * (--notify, --slack, --webhook). The start line names these only; every channel still
+ * runs, so that a server given its own destination later is served without a restart.
+ */
+export async function channelsInUse(db: Database, config: Config): Promise<ChannelName[]> {
+  const policy = alertPolicyOf(config);
+  const enabled = await enabledServerDestinations(db);
+  return CHANNELS.filter((channel) =>
+    enabled.length === 0
+      ? policy.channels[channel].destinations.length > 0
+      : enabled.some((server) => channelDestinations(policy, server, channel).length > 0),
+  );
 }
 
 /**

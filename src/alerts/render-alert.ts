@@ -4,6 +4,7 @@ import {
   ALERT_LIMITS,
   buildAlertView,
   clean,
+  NO_NOTIFICATION,
   shortHash,
   type AlertView,
   type ChangeView,
@@ -48,8 +49,6 @@ export function renderAlert(input: AlertMessageInput): AlertMessage {
   const subject = subjectOf(view);
   return { subject, text: renderText(view), html: renderHtml(view, subject).toString() };
 }
-
-const NO_NOTIFICATION = ' (no change notification)';
 
 /** One header line: `clean` has taken CR/LF and every control character out of server text. */
 function subjectOf(view: AlertView): string {

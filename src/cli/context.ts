@@ -34,9 +34,12 @@ export function createContext(options: { quiet: boolean; signal: AbortSignal }):
   const level = options.quiet && !env.LOG_LEVEL ? 'warn' : config.LOG_LEVEL;
   // Now, not with the logger: an error message printed or a reason stored masks them too.
   redactFromLogs([config.DATABASE_URL, config.SMTP_URL].flatMap(urlPasswords));
+  // `auto`: a person reads a terminal, a program reads a pipe.
+  const format =
+    config.LOG_FORMAT === 'auto' ? (process.stderr.isTTY ? 'pretty' : 'json') : config.LOG_FORMAT;
   let logger: Promise<Logger> | undefined;
   const getLogger = () =>
-    (logger ??= import('../log.js').then(({ createLogger }) => createLogger(level)));
+    (logger ??= import('../log.js').then(({ createLogger }) => createLogger(level, format)));
   return {
     config,
     env,

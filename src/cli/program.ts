@@ -107,6 +107,15 @@ Every listing command takes --json. Configuration comes from the environment or 
     .addHelpText('after', examples('mcp-drift serve', 'DATABASE_URL=postgres://… mcp-drift serve'))
     .action(lazy(async () => (await import('./serve-command.js')).serveCommand));
 
+  program
+    .command('console-url')
+    .summary('print a fresh login link for the console')
+    .description(
+      'Print a new one-time login link for the operator console of the serve running on this MCP_DRIFT_HOME (it works once, for 15 minutes). Asks that serve for it with the console token; fails when no serve is running.',
+    )
+    .addHelpText('after', examples('mcp-drift console-url'))
+    .action(lazy(async () => (await import('./console-url-command.js')).consoleUrlCommand));
+
   jsonFlag(
     program
       .command('migrate')

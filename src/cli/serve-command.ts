@@ -3,13 +3,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createDispatcher } from '../delivery/create-dispatcher.js';
 import {
   alertDestinationProblems,
+  channelsInUse,
   warnWhenAlertsReachNobody,
 } from '../alerts/destination-check.js';
+import { CHANNELS } from '../vocabulary/channels.js';
 import { setLogger as setCronLogger } from 'node-cron';
+import {
+  loginLinkLine,
+  removeConsoleAddress,
+  writeConsoleAddress,
+} from '../console/console-address.js';
 import { consoleToken } from '../console/console-token.js';
 import { HistoryPruner } from '../changes/retention.js';
 import { LiveFeed } from '../console/live-feed.js';
-import { ConsoleKeys, LOGIN_CODE_SECONDS } from '../console/session.js';
+import { ConsoleKeys } from '../console/session.js';
 import { openDatabase } from '../db/client.js';
 import { startOpsServer } from '../http/ops-server.js';
 import { cronLogger, type Logger } from '../log.js';
@@ -73,6 +80,8 @@ export async function serveCommand(run: CommandRun): Promise<void> {
   if (handle.madePrivate > 0)
     warnMadePrivate(logger, ctx.config.MCP_DRIFT_HOME, handle.madePrivate);
   const compactor = new HeapCompactor(logger);
+  /** Where the console answers, once console-url may be told (console-address.ts). */
+  let consoleUrl: string | undefined;
   try {
     const supervisor = new Supervisor({
       db: handle.db,
@@ -115,23 +124,39 @@ export async function serveCommand(run: CommandRun): Promise<void> {
     const registered = await listServers(handle.db);
     // A login link on stdout, before the line tools wait for: a one-time code, never the
     // token, so neither the log nor a browser's history keeps anything that lets one in.
-    printLine(
-      `console: ${http.url}/?token=${keys.loginCode()} (a login link that works once, for ` +
-        `${LOGIN_CODE_SECONDS / 60} minutes; then log in with the token ` +
-        `${token.file ? `in ${token.file}` : 'of CONSOLE_TOKEN'})`,
+    printLine(loginLinkLine(http.url, keys.loginCode(), token.file));
+    writeConsoleAddress(ctx.config, http.url);
+    consoleUrl = http.url;
+    const enabled = registered.filter((server) => server.enabled).length;
+    const inUse = await channelsInUse(handle.db, ctx.config).catch(() => CHANNELS);
+    // The channels that have somewhere to send; all run (a server's own --slack needs none).
+    const alerts = Object.fromEntries(
+      Object.entries(dispatcher.destination).filter(([channel]) =>
+        (inUse as readonly string[]).includes(channel),
+      ),
     );
     logger.info(
       {
         database: handle.location,
         backend: handle.backend,
         servers: registered.length,
-        enabled: registered.filter((server) => server.enabled).length,
+        enabled,
         worker: supervisor.worker.id,
         pid: process.pid,
         http: http.url,
         // Where the token is kept, never the token (the login link went to stdout).
         console: { url: `${http.url}/`, token: token.file ?? 'CONSOLE_TOKEN' },
-        alerts: dispatcher.destination,
+        alerts,
+        headline:
+          `mcp-drift serving ${registered.length} ${registered.length === 1 ? 'server' : 'servers'} ` +
+          `(${enabled} enabled) at ${http.url}; ${handle.backend} database ${handle.location}; ` +
+          `alerts: ${
+            Object.keys(alerts).length === 0
+              ? 'none configured'
+              : Object.entries(alerts)
+                  .map(([channel, how]) => `${channel} (${how})`)
+                  .join(', ')
+          }`,
       },
       'mcp-drift serving',
     );
@@ -153,6 +178,7 @@ export async function serveCommand(run: CommandRun): Promise<void> {
       alerts: () => dispatcher.stop(),
     });
   } finally {
+    if (consoleUrl !== undefined) removeConsoleAddress(ctx.config, consoleUrl);
     compactor.stop();
     await handle.close();
   }

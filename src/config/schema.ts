@@ -2,6 +2,7 @@ import { cronProblem, isValidCron } from '../cron-expression.js';
 import { alertUrlProblem } from './alert-url.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { isEmailAddress } from '../email-address.js';
+import { LOG_FORMATS, type LogFormat } from '../log-pretty.js';
 
 /*
  * Design §8: what each environment variable may hold. Checked by hand rather than with a
@@ -175,6 +176,11 @@ export const CONFIG_FIELDS = {
    */
   HTTP_PORT: [number(0, 65535), 8464],
   LOG_LEVEL: [oneOf(LOG_LEVELS), 'info' as LogLevel],
+  /**
+   * `auto`: readable lines when stderr is a terminal, JSON lines otherwise (a pipe, a file,
+   * a container's log); `json` or `pretty` to choose (src/log-pretty.ts).
+   */
+  LOG_FORMAT: [oneOf(LOG_FORMATS), 'auto' as LogFormat],
   /** Caps on one listing (docs/design.md §6); hitting one makes the attempt an error observation. */
   LISTING_MAX_PAGES: [number(1), 100],
   LISTING_MAX_TOOLS: [number(1), 10_000],

@@ -26,6 +26,7 @@ import {
   retrySeconds,
   securityHeaders,
   startSession,
+  unauthorized,
   type AccessOptions,
   type ConsoleEnv,
 } from './access.js';
@@ -54,7 +55,7 @@ import {
   timeOf,
 } from './params.js';
 import { clientAddress } from './request-origin.js';
-import { SESSION_COOKIE, type ConsoleKeys } from './session.js';
+import { LOGIN_CODE_SECONDS, SESSION_COOKIE, type ConsoleKeys } from './session.js';
 
 export interface ConsoleOptions {
   db: Database;
@@ -376,6 +377,16 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
       `/alerts?notice=${result.queued.length > 0 ? 'retried' : 'nothing-to-retry'}#alert-${id}`,
       303,
     );
+  });
+
+  // A fresh login code for `mcp-drift console-url`: codes live in this process only, so the
+  // CLI asks the running serve for one. The token itself, not a session: a browser that is
+  // logged in has no use for a link, and a stolen cookie must not mint entries for others.
+  ui.post('/api/v1/login-links', (c) => {
+    if (!c.get('bearer'))
+      return unauthorized(c, 'send Authorization: Bearer <console token> to get a login link');
+    logger.info({ actor: c.get('actor').name }, 'login link issued');
+    return c.json({ code: keys.loginCode(), expiresInSeconds: LOGIN_CODE_SECONDS });
   });
 
   ui.route('/api/v1', apiRoutes({ db, config, logger }));

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTask, schedule, type ScheduledTask } from 'node-cron';
 import { alertPolicyOf } from '../alerts/alert-policy.js';
+import { changeHeadline, findingRowOf } from '../alerts/alert-view.js';
 import { connectSpecOf, probeOptionsOf } from '../changes/observe-server.js';
 import { recordObservation, type RecordedObservation } from '../changes/record-observation.js';
 import type { Environment } from '../config/load.js';
@@ -10,7 +11,9 @@ import type { ServerRow } from '../db/schema.js';
 import type { DeliveryContext } from '../diff/index.js';
 import { canonicalListing } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
+import { clockTime } from '../log-pretty.js';
 import { probe, type ProbeResult } from '../mcp/index.js';
+import { FailureStreak } from './failure-streak.js';
 import { HeldSession } from './held-session.js';
 import { forgetHeldSession, noteHeldSession } from './held-sessions-repo.js';
 import type { Limiter } from './limiter.js';
@@ -69,6 +72,7 @@ export class ServerWatcher {
   private task: ScheduledTask | undefined;
   private held: HeldSession | undefined;
   private probing: Promise<void> | undefined;
+  private readonly failures = new FailureStreak();
 
   constructor(server: ServerRow, deps: WatcherDeps) {
     this.server = server;
@@ -222,20 +226,56 @@ export class ServerWatcher {
       // watcher goes on); our copy must learn it too, or every observation writes it again.
       if (result.era) this.server.protocolEra = result.era;
       if (recorded.change) {
+        const { row, diff } = recorded.change;
         this.log.warn(
           {
-            change: recorded.change.row.id,
-            severity: recorded.change.row.severity,
-            findings: recorded.change.diff.findings.length,
+            change: row.id,
+            severity: row.severity,
+            findings: diff.findings.length,
             trigger,
+            headline: `${changeHeadline(this.server.name, row, diff.findings.map(findingRowOf))} — change #${row.id}`,
           },
           'listing changed',
         );
       } else if (!result.ok) {
-        this.log.warn({ trigger, code: result.code, reason: result.reason }, 'listing failed');
+        this.logFailure(trigger, result, startedAt);
       }
+      if (result.ok) this.logRecovery();
       return recorded;
     });
+  }
+
+  /** The first of identical failures, then a summary now and then (failure-streak.ts). */
+  private logFailure(trigger: string, result: Extract<ProbeResult, { ok: false }>, at: Date): void {
+    const event = this.failures.failed(`${result.code}\n${result.reason}`, at);
+    if (event?.kind === 'first') {
+      this.log.warn({ trigger, code: result.code, reason: result.reason }, 'listing failed');
+    } else if (event?.kind === 'still') {
+      this.log.warn(
+        {
+          trigger,
+          code: result.code,
+          reason: result.reason,
+          failures: event.failures,
+          since: event.since.toISOString(),
+          headline: `${this.server.name}: still failing ×${event.failures} since ${clockTime(event.since)}: ${result.reason}`,
+        },
+        'listing still failing',
+      );
+    }
+  }
+
+  private logRecovery(): void {
+    const event = this.failures.succeeded();
+    if (event?.kind !== 'recovered') return;
+    this.log.info(
+      {
+        failures: event.failures,
+        since: event.since.toISOString(),
+        headline: `${this.server.name}: listing again after ${event.failures} failed ${event.failures === 1 ? 'attempt' : 'attempts'} since ${clockTime(event.since)}`,
+      },
+      'listing recovered',
+    );
   }
 
   /** A background loop logs a failure and keeps going (house style). */

@@ -23,6 +23,7 @@ describe('configuration', () => {
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: 8464,
       LOG_LEVEL: 'info',
+      LOG_FORMAT: 'auto',
       LISTING_MAX_PAGES: 100,
       LISTING_MAX_TOOLS: 10_000,
       LISTING_MAX_BYTES: 16 * 1024 * 1024,
@@ -60,6 +61,7 @@ describe('configuration', () => {
         DEFAULT_SCHEDULE: 'hourly',
         HTTP_PORT: '99999',
         LOG_LEVEL: 'loud',
+        LOG_FORMAT: 'fancy',
       });
     } catch (error) {
       message = (error as Error).message;
@@ -72,6 +74,7 @@ describe('configuration', () => {
       'DEFAULT_SCHEDULE',
       'HTTP_PORT',
       'LOG_LEVEL',
+      'LOG_FORMAT',
     ]) {
       expect(message).toContain(key);
     }

@@ -14,6 +14,7 @@ const SCRUBBED = [
   'MCP_DRIFT_HOME',
   'SMTP_URL',
   'LOG_LEVEL',
+  'LOG_FORMAT',
   'ALERT_TO',
   'ALERT_FROM',
   'SLACK_WEBHOOK_URL',
@@ -34,7 +35,7 @@ export interface CliResult {
   stderr: string;
 }
 
-function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
+export function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const key of SCRUBBED) delete base[key];
   // Tests run many serve processes at once: each takes an ephemeral port for its health and
