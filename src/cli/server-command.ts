@@ -120,7 +120,11 @@ export async function serverListCommand(run: CommandRun): Promise<void> {
   );
   // The reasons go under the table: an error message is too long for a column.
   for (const { name, status } of views) {
-    if (status.down) printLine(`${name} is down since ${status.down.since}: ${status.down.reason}`);
+    if (status.state === 'misconfigured' && status.configProblem) {
+      printLine(`${name} is misconfigured: ${status.configProblem.problem}`);
+    } else if (status.down) {
+      printLine(`${name} is down since ${status.down.since}: ${status.down.reason}`);
+    }
   }
 }
 

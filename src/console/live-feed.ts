@@ -10,6 +10,7 @@ import { baselinesVersion } from '../listings/listings-repo.js';
 import { observationsVersion } from '../listings/observation-counts-repo.js';
 import type { Logger } from '../log.js';
 import { serversVersion } from '../registry/servers-repo.js';
+import { configProblemsVersion } from '../watch/config-problems-repo.js';
 import { heldSessionsVersion } from '../watch/held-sessions-repo.js';
 import { outagesVersion } from '../watch/outages-repo.js';
 
@@ -31,6 +32,7 @@ export const LIVE_KINDS = [
   'alerts',
   'deliveries',
   'outages',
+  'problems',
   'sessions',
   'servers',
   'baselines',
@@ -52,6 +54,7 @@ const VERSIONS: Record<LiveKind, SQL> = {
   alerts: alertsVersion,
   deliveries: deliveriesVersion,
   outages: outagesVersion,
+  problems: configProblemsVersion,
   sessions: heldSessionsVersion,
   servers: serversVersion,
   baselines: baselinesVersion,

@@ -2,7 +2,7 @@ import { ALERT_STATUSES } from '../alerts/alerts-repo.js';
 import type { AlertFilter } from '../alerts/alert-list.js';
 import { isSeverity, FINDING_KINDS, type Severity } from '../diff/index.js';
 import { DriftError } from '../errors.js';
-import { FLEET_SORTS, type FleetFilter } from '../read-models/fleet.js';
+import { FLEET_SORTS, WATCH_MODES, type FleetFilter } from '../read-models/fleet.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 
@@ -76,7 +76,7 @@ export function fleetFilterOf(query: Query): FleetFilter {
   return {
     text: empty(query['q']) ? undefined : query['q'],
     health: oneOf('health', query['health'], ['up', 'down', 'unknown'] as const),
-    watch: oneOf('watch', query['watch'], ['held', 'probing', 'disabled'] as const),
+    watch: oneOf('watch', query['watch'], WATCH_MODES),
     transport: oneOf('transport', query['transport'], TRANSPORTS),
     trust: oneOf('trust', query['trust'], TRUST_LEVELS),
     drifted: drifted === undefined ? undefined : drifted === 'yes',

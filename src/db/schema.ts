@@ -427,6 +427,21 @@ export const outages = pgTable(
 );
 
 /**
+ * A server its worker will not watch because the registration cannot work in the service's
+ * environment (a `${VAR}` that is not set): a configuration state, not an outage. Retrying
+ * cannot help, since serve's environment is fixed for its life; the row goes when the
+ * watcher stops (the registration was edited, or serve stops) or starts cleanly.
+ */
+export const serverConfigProblems = pgTable('server_config_problems', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  problem: text('problem').notNull(),
+  notedAt: at('noted_at').notNull().defaultNow(),
+  workerId: text('worker_id').notNull(),
+});
+
+/**
  * What operators did (approve a baseline, acknowledge or retry an alert, enable or disable
  * a server), by whom and when, from the console, its API or the CLI. The server is kept by
  * name, without a foreign key: the record outlives a removed server.

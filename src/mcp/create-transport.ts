@@ -7,7 +7,7 @@ import { DriftError } from '../errors.js';
 import { redactFromLogs } from '../log-lines.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 import { HttpGuard } from './http-guard.js';
-import { resolveReferences } from './resolve-references.js';
+import { referencingField, resolveReferences } from './resolve-references.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export interface CreatedTransport {
@@ -48,9 +48,8 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
       throw new DriftError('INVALID_INPUT', `server "${spec.name}" uses stdio but has no command`);
     }
     const args = spec.args ?? [];
-    const env = resolveReferences(spec.env, settings.environment, (key) => {
-      return `env ${key} of server "${spec.name}"`;
-    });
+    const field = referencingField(spec);
+    const env = resolveReferences(field.values, settings.environment, field.what);
     // A stdio server may print its environment on stderr, which reasons quote.
     redactFromLogs(Object.values(env));
     const stdio = new StdioTransport({
@@ -76,9 +75,8 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
     );
   }
   const url = parseUrl(spec);
-  const headers = resolveReferences(spec.headers, settings.environment, (key) => {
-    return `header ${key} of server "${spec.name}"`;
-  });
+  const field = referencingField(spec);
+  const headers = resolveReferences(field.values, settings.environment, field.what);
   moveCredentialsToHeader(url, headers);
   // Resolved values: a server may quote them back in an error that ends up in a log line.
   redactFromLogs(Object.values(headers));

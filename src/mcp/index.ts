@@ -20,5 +20,11 @@ export {
   type ProbeResult,
   type ProbeSuccess,
 } from './probe.js';
-export { resolveReferences, referencedVariables } from './resolve-references.js';
+export {
+  missingReferences,
+  referencedVariables,
+  resolveReferences,
+  unresolvableReferences,
+  type MissingReference,
+} from './resolve-references.js';
 export { openSession, type McpSession, type SessionOptions } from './session.js';

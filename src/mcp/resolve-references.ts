@@ -1,8 +1,63 @@
 import { DriftError } from '../errors.js';
-import type { EnvironmentMap } from './connect-spec.js';
+import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 
 /** `${VAR}`, or `${VAR:-default}`: the default when VAR is unset or empty, as in a shell. */
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** What one reference stands for in the environment; undefined: it cannot be resolved. */
+function valueOf(
+  name: string,
+  fallback: string | undefined,
+  environment: EnvironmentMap,
+): string | undefined {
+  const value = environment[name];
+  if (fallback !== undefined && !value) return fallback;
+  return value;
+}
+
+/** A `${VAR}` the environment cannot resolve: VAR is unset and the reference has no default. */
+export interface MissingReference {
+  /** The header or environment entry whose value holds the reference. */
+  key: string;
+  variable: string;
+}
+
+/**
+ * The references in the values that the environment cannot resolve, in order, each variable
+ * once per entry. Pure: serve asks it once, before connecting, since its environment does
+ * not change while it runs.
+ */
+export function missingReferences(
+  values: Readonly<Record<string, string>> | undefined,
+  environment: EnvironmentMap,
+): MissingReference[] {
+  const missing: MissingReference[] = [];
+  for (const [key, value] of Object.entries(values ?? {})) {
+    for (const [, name = '', fallback] of value.matchAll(REFERENCE)) {
+      const known = missing.some((entry) => entry.key === key && entry.variable === name);
+      if (!known && valueOf(name, fallback, environment) === undefined) {
+        missing.push({ key, variable: name });
+      }
+    }
+  }
+  return missing;
+}
+
+/**
+ * What is wrong, said the same way at connect time and by serve's configuration state:
+ * "environment variable not set: TOKEN (in header Authorization of server "api"); …".
+ */
+export function missingReferencesMessage(
+  missing: readonly MissingReference[],
+  what: (key: string) => string,
+): string {
+  const many = missing.length > 1;
+  return (
+    `environment variable${many ? 's' : ''} not set: ` +
+    `${missing.map((entry) => `${entry.variable} (in ${what(entry.key)})`).join(', ')}; ` +
+    `set ${many ? 'them' : 'it'} in the service environment or change the server configuration`
+  );
+}
 
 /**
  * Replaces every `${VAR}` in the values with `environment[VAR]` (`${VAR:-default}`: the
@@ -18,27 +73,49 @@ export function resolveReferences(
   environment: EnvironmentMap,
   what: (key: string) => string,
 ): Record<string, string> {
-  const resolved: Record<string, string> = {};
-  const missing: string[] = [];
-  for (const [key, value] of Object.entries(values ?? {})) {
-    resolved[key] = value.replace(REFERENCE, (reference, name: string, fallback?: string) => {
-      const replacement = environment[name];
-      if (fallback !== undefined && !replacement) return fallback;
-      if (replacement === undefined) {
-        missing.push(`${name} (in ${what(key)})`);
-        return reference;
-      }
-      return replacement;
-    });
-  }
+  const missing = missingReferences(values, environment);
   if (missing.length > 0) {
-    throw new DriftError(
-      'CONFIG_INVALID',
-      `environment variable${missing.length > 1 ? 's' : ''} not set: ${missing.join(', ')}; ` +
-        `set ${missing.length > 1 ? 'them' : 'it'} in the service environment or change the server configuration`,
+    throw new DriftError('CONFIG_INVALID', missingReferencesMessage(missing, what));
+  }
+  const resolved: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values ?? {})) {
+    resolved[key] = value.replace(
+      REFERENCE,
+      (reference, name: string, fallback?: string) =>
+        valueOf(name, fallback, environment) ?? reference,
     );
   }
   return resolved;
+}
+
+/**
+ * The part of a connection whose values may hold references: a stdio server's environment,
+ * an http or sse server's headers; and how an error names one of its entries.
+ */
+export function referencingField(spec: ConnectSpec): {
+  values: Readonly<Record<string, string>> | undefined;
+  what: (key: string) => string;
+} {
+  return spec.transport === 'stdio'
+    ? { values: spec.env, what: (key) => `env ${key} of server "${spec.name}"` }
+    : { values: spec.headers, what: (key) => `header ${key} of server "${spec.name}"` };
+}
+
+/**
+ * Why connecting to the server cannot work in this environment, or null: the variables its
+ * references need that are not set, and the message the connection would fail with.
+ */
+export function unresolvableReferences(
+  spec: ConnectSpec,
+  environment: EnvironmentMap,
+): { variables: string[]; problem: string } | null {
+  const field = referencingField(spec);
+  const missing = missingReferences(field.values, environment);
+  if (missing.length === 0) return null;
+  return {
+    variables: [...new Set(missing.map((entry) => entry.variable))],
+    problem: missingReferencesMessage(missing, field.what),
+  };
 }
 
 /** The names referenced by a value, for showing a configuration without resolving it. */

@@ -4,12 +4,13 @@ import { latestChangeJson } from '../changes/changes-repo.js';
 import type { Database } from '../db/client.js';
 import { servers } from '../db/schema.js';
 import { baselineJson, latestListingJson } from '../listings/listings-repo.js';
+import { configProblemJson } from '../watch/config-problems-repo.js';
 import { heldSessionJson } from '../watch/held-sessions-repo.js';
 import { openOutageJson } from '../watch/outages-repo.js';
 
 /*
- * The fleet's one statement: a row per server with its latest listing, change, outage, held
- * session, baseline and open alerts, each a correlated subquery (an index probe) built by the
+ * The fleet's one statement: a row per server with its latest listing, change, outage,
+ * configuration problem, held session, baseline and open alerts, each a correlated subquery (an index probe) built by the
  * repository of its table. fleet.ts shapes the rows.
  */
 
@@ -22,6 +23,7 @@ export function fleetQuery(db: Database, options: { name?: string } = {}) {
       lastListing: latestListingJson(id),
       latestChange: latestChangeJson(id),
       outage: openOutageJson(id),
+      configProblem: configProblemJson(id),
       held: heldSessionJson(id),
       baseline: baselineJson(id),
       unacknowledged: unacknowledgedAlertCount(id),

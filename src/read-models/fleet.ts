@@ -19,16 +19,21 @@ export { fleetQuery };
  * opens one); unknown: never listed yet.
  */
 export type Health = 'up' | 'down' | 'unknown';
-/** held: a long-lived session is connected; probing: fresh probes only; disabled. */
-export type WatchMode = 'held' | 'probing' | 'disabled';
+/**
+ * held: a long-lived session is connected; probing: fresh probes only; misconfigured: not
+ * watched, since its registration cannot work in serve's environment; disabled.
+ */
+export const WATCH_MODES = ['held', 'probing', 'misconfigured', 'disabled'] as const;
+export type WatchMode = (typeof WATCH_MODES)[number];
 
 /**
  * Where a server stands, in one word, as `server list`, the fleet and the server page all say
- * it: disabled (not watched, whatever it last did); down (an open outage, whose reason goes
- * with it); held (up, with a session connected); up (listed, probed on its schedule);
- * unlisted (never listed yet).
+ * it: disabled (not watched, whatever it last did); misconfigured (serve will not watch it as
+ * registered, a `${VAR}` it needs being unset; the problem goes with it); down (an open
+ * outage, whose reason goes with it); held (up, with a session connected); up (listed,
+ * probed on its schedule); unlisted (never listed yet).
  */
-export type ServerState = 'disabled' | 'down' | 'held' | 'up' | 'unlisted';
+export type ServerState = 'disabled' | 'misconfigured' | 'down' | 'held' | 'up' | 'unlisted';
 
 export interface FleetServer {
   name: string;
@@ -39,6 +44,8 @@ export interface FleetServer {
   state: ServerState;
   /** When its open outage began, and why. */
   down: { since: string; reason: string } | null;
+  /** Why serve does not watch it as registered, and since when it says so. */
+  configProblem: { since: string; problem: string } | null;
   watch: WatchMode;
   /** The held session, when one is connected: since when, and when it last listed. */
   held: { since: string; listedAt: string | null; lastNotificationAt: string | null } | null;
@@ -99,6 +106,7 @@ export async function serverStates(db: Database): Promise<FleetServer[]> {
 
 function stateOf(server: Omit<FleetServer, 'state'>): ServerState {
   if (!server.enabled) return 'disabled';
+  if (server.configProblem) return 'misconfigured';
   if (server.health === 'down') return 'down';
   if (server.watch === 'held') return 'held';
   return server.health === 'up' ? 'up' : 'unlisted';
@@ -111,9 +119,10 @@ function fleetServer(row: FleetRow): FleetServer {
 
 function fleetFields(row: FleetRow): Omit<FleetServer, 'state'> {
   const { server } = row;
-  // A session row can outlive its worker's last write by a moment: a disabled or down server
-  // holds nothing, whatever the row says.
-  const holding = server.enabled && !row.outage;
+  const problem = parsed<{ notedAt: string; problem: string }>(row.configProblem);
+  // A session row can outlive its worker's last write by a moment: a disabled, misconfigured
+  // or down server holds nothing, whatever the row says.
+  const holding = server.enabled && !problem && !row.outage;
   const lastListing = parsed<{ at: string; hash: string }>(row.lastListing);
   const change = parsed<{ id: number; severity: ChangeSeverity; detectedAt: string }>(
     row.latestChange,
@@ -133,7 +142,14 @@ function fleetFields(row: FleetRow): Omit<FleetServer, 'state'> {
     health: outage ? 'down' : lastListing ? 'up' : 'unknown',
     // Server text built into JSON by SQL skips the column's decoding (storable.ts).
     down: outage ? { since: iso(outage.downAt), reason: fromStorableText(outage.reason) } : null,
-    watch: !server.enabled ? 'disabled' : held && holding ? 'held' : 'probing',
+    configProblem: problem ? { since: iso(problem.notedAt), problem: problem.problem } : null,
+    watch: !server.enabled
+      ? 'disabled'
+      : problem
+        ? 'misconfigured'
+        : held && holding
+          ? 'held'
+          : 'probing',
     held:
       held && holding
         ? {

@@ -6,13 +6,15 @@ import { serverStates, type FleetServer, type ServerState } from './fleet.js';
 /*
  * `server list`: each registration with where it stands, from the same read model as the
  * console's fleet, so that the terminal and the console name the same state and the same
- * reason for a down server.
+ * reason for a down or misconfigured server.
  */
 
 export interface ServerStatus {
   state: ServerState;
   /** Set when down: since when, and the outage's reason. */
   down: { since: string; reason: string } | null;
+  /** Set when serve will not watch it as registered: since when, and why. */
+  configProblem: FleetServer['configProblem'];
   lastListingAt: string | null;
   latestChange: FleetServer['latestChange'];
 }
@@ -33,6 +35,7 @@ export async function listServersWithState(
         // A server registered between the two reads has no state row yet: not listed.
         state: state?.state ?? 'unlisted',
         down: state?.down ?? null,
+        configProblem: state?.configProblem ?? null,
         lastListingAt: state?.lastListing?.at ?? null,
         latestChange: state?.latestChange ?? null,
       },

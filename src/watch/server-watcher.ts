@@ -12,7 +12,8 @@ import type { DeliveryContext } from '../diff/index.js';
 import { canonicalListing } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import { clockTime } from '../log-pretty.js';
-import { probe, type ProbeResult } from '../mcp/index.js';
+import { probe, unresolvableReferences, type ProbeResult } from '../mcp/index.js';
+import { clearConfigProblem, noteConfigProblem } from './config-problems-repo.js';
 import { FailureStreak } from './failure-streak.js';
 import { HeldSession } from './held-session.js';
 import { forgetHeldSession, noteHeldSession } from './held-sessions-repo.js';
@@ -73,6 +74,8 @@ export class ServerWatcher {
   private held: HeldSession | undefined;
   private probing: Promise<void> | undefined;
   private readonly failures = new FailureStreak();
+  /** Noting the server's configuration problem (set when it has one), which stop() waits for. */
+  private noting: Promise<unknown> | undefined;
 
   constructor(server: ServerRow, deps: WatcherDeps) {
     this.server = server;
@@ -81,6 +84,8 @@ export class ServerWatcher {
   }
 
   start(): void {
+    // A problem an earlier watcher noted was cleared by the supervisor before this start.
+    if (this.idleIfMisconfigured()) return;
     const expression = this.server.schedule ?? this.deps.config.DEFAULT_SCHEDULE;
     this.task = schedule(expression, () => this.probeNow('poll'), {
       name: `probe ${this.server.name}`,
@@ -116,7 +121,40 @@ export class ServerWatcher {
     await this.task?.destroy();
     await Promise.all([this.held?.stop(), this.probing]);
     await this.safely('forget held session', () => forgetHeldSession(this.deps.db, this.server.id));
+    if (this.noting) {
+      // The next watcher of this server (an edited registration, another worker) decides anew.
+      await this.noting;
+      await this.safely('clear configuration problem', () =>
+        clearConfigProblem(this.deps.db, this.server.id),
+      );
+    }
     this.log.info('stopped watching');
+  }
+
+  /**
+   * A registration whose `${VAR}` references this service's environment cannot resolve is
+   * not watched: every connection would fail the same way until the registration is edited
+   * (a new watcher) or serve restarts with the variable set, since the environment is read
+   * once. Probing it would record an outage and a warning every tick; instead the problem is
+   * noted once, for server list and the console to show, and the watcher stays idle.
+   */
+  private idleIfMisconfigured(): boolean {
+    const unresolvable = unresolvableReferences(connectSpecOf(this.server), this.deps.env);
+    if (!unresolvable) return false;
+    // Names only: an unset variable has no value, and the others are none of the log's business.
+    this.log.warn(
+      { variables: unresolvable.variables },
+      `not watching ${this.server.name}: ${unresolvable.problem}`,
+    );
+    this.noting = this.safely('note configuration problem', () =>
+      noteConfigProblem(this.deps.db, {
+        serverId: this.server.id,
+        problem: unresolvable.problem,
+        workerId: this.deps.workerId,
+        at: new Date(),
+      }),
+    );
+    return true;
   }
 
   /** A fresh probe, as a newly connecting host; at most one at a time per server. */

@@ -19,6 +19,7 @@ import {
   type LeasedServer,
   type WorkerIdentity,
 } from './leases-repo.js';
+import { clearConfigProblems } from './config-problems-repo.js';
 import { forgetOtherWorkersSessions } from './held-sessions-repo.js';
 import { Limiter } from './limiter.js';
 import { ServerWatcher } from './server-watcher.js';
@@ -129,6 +130,9 @@ export class Supervisor {
     const toStart = leased.map((lease) => lease.serverId).filter((id) => !this.watchers.has(id));
     if (toStart.length === 0 || this.stopping.signal.aborted) return this.maybePrune();
     const rows = await serversWithIds(db, toStart);
+    // Whatever an earlier watcher (maybe of a worker since gone) noted is for each new one to
+    // say again: in one statement here, not one per server, for a start of thousands.
+    await clearConfigProblems(db, toStart);
     for (const row of rows) {
       if (this.stopping.signal.aborted) break;
       const watcher = new ServerWatcher(row, {

@@ -39,6 +39,7 @@ describe(`the data model (${backend})`, () => {
       'observations',
       'operator_actions',
       'outages',
+      'server_config_problems',
       'server_imports',
       'servers',
       'worker_leases',

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DriftError } from '../../src/errors.js';
-import { referencedVariables, resolveReferences } from '../../src/mcp/index.js';
+import {
+  missingReferences,
+  referencedVariables,
+  resolveReferences,
+  unresolvableReferences,
+} from '../../src/mcp/index.js';
 
 const where = (key: string) => `header ${key} of server "api"`;
 
@@ -58,5 +63,56 @@ describe('resolveReferences', () => {
 
   it('lists the variables a value refers to', () => {
     expect(referencedVariables('${A}-${B_2}-$C-${3X}')).toEqual(['A', 'B_2']);
+  });
+});
+
+describe('missingReferences', () => {
+  it('names each unresolvable variable once per entry, in order', () => {
+    expect(
+      missingReferences(
+        { Authorization: 'Bearer ${TOKEN}', Pair: '${B}:${A}:${B}', Set: '${SET}', Empty: '${E}' },
+        { SET: 'x', E: '' },
+      ),
+    ).toEqual([
+      { key: 'Authorization', variable: 'TOKEN' },
+      { key: 'Pair', variable: 'B' },
+      { key: 'Pair', variable: 'A' },
+    ]);
+  });
+
+  it('counts a reference with a default as resolvable, set or not', () => {
+    expect(missingReferences({ A: '${UNSET:-x}', B: '${EMPTY:-}' }, { EMPTY: '' })).toEqual([]);
+  });
+
+  it('finds nothing in no values', () => {
+    expect(missingReferences(undefined, {})).toEqual([]);
+  });
+});
+
+describe('unresolvableReferences', () => {
+  it("reads an http server's headers and says what connecting would", () => {
+    const spec = {
+      name: 'api',
+      transport: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+      headers: { Authorization: '${TOKEN}', Other: '${TOKEN}-${TENANT}' },
+      env: { IGNORED: '${NOT_READ}' },
+    } as const;
+    const unresolvable = unresolvableReferences(spec, { TENANT: 't' });
+    expect(unresolvable).toEqual({
+      variables: ['TOKEN'],
+      problem:
+        'environment variables not set: TOKEN (in header Authorization of server "api"), ' +
+        'TOKEN (in header Other of server "api"); set them in the service environment or change the server configuration',
+    });
+    expect(() => resolveReferences(spec.headers, { TENANT: 't' }, where)).toThrow(
+      unresolvable!.problem,
+    );
+  });
+
+  it("reads a stdio server's environment", () => {
+    const spec = { name: 'fs', transport: 'stdio', command: 'fs', env: { KEY: '${K}' } } as const;
+    expect(unresolvableReferences(spec, {})?.problem).toContain('K (in env KEY of server "fs")');
+    expect(unresolvableReferences(spec, { K: 'v' })).toBeNull();
   });
 });

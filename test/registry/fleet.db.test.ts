@@ -6,6 +6,7 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 import { servers, type ServerRow } from '../../src/db/schema.js';
 import type { RawTool } from '../../src/listings/canonical.js';
 import { filterFleet, fleetView } from '../../src/read-models/fleet.js';
+import { noteConfigProblem } from '../../src/watch/config-problems-repo.js';
 import { noteHeldSession } from '../../src/watch/held-sessions-repo.js';
 import { markDown } from '../../src/watch/outages-repo.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -54,6 +55,24 @@ beforeAll(async () => {
   await markDown(handle.db, down.id, new Date('2026-11-30T08:00:00Z'), 'refused\u0000 by it');
   await newServer('new');
   await newServer('off', { enabled: false });
+  // An outage and a session row from before serve found its registration unworkable.
+  const stuck = await newServer('stuck');
+  await observe(stuck, memory);
+  await markDown(handle.db, stuck.id, new Date('2026-11-30T07:00:00Z'), 'refused');
+  await noteHeldSession(handle.db, {
+    serverId: stuck.id,
+    workerId: 'worker-1',
+    listingHash: null,
+    listedAt: new Date(),
+    lastNotificationAt: null,
+    listChangedAdvertised: null,
+  });
+  await noteConfigProblem(handle.db, {
+    serverId: stuck.id,
+    problem: 'environment variable not set: TOKEN (in header A of server "stuck")',
+    workerId: 'worker-1',
+    at: new Date('2026-11-30T09:00:00Z'),
+  });
 });
 afterAll(async () => {
   await handle?.close();
@@ -64,7 +83,13 @@ describe(`the fleet (${backend})`, () => {
   it('tells each server’s state, latest listing and change, baseline drift and open alerts', async () => {
     const fleet = await fleetView(handle.db);
     const byName = Object.fromEntries(fleet.servers.map((server) => [server.name, server]));
-    expect(fleet.servers.map((server) => server.name)).toEqual(['down', 'held', 'new', 'off']);
+    expect(fleet.servers.map((server) => server.name)).toEqual([
+      'down',
+      'held',
+      'new',
+      'off',
+      'stuck',
+    ]);
     expect(byName['held']).toMatchObject({
       health: 'up',
       watch: 'held',
@@ -83,6 +108,18 @@ describe(`the fleet (${backend})`, () => {
     });
     expect(byName['new']).toMatchObject({ health: 'unknown', lastListing: null, baseline: null });
     expect(byName['off']).toMatchObject({ watch: 'disabled', enabled: false });
+    // Its problem comes before its outage, and it holds nothing.
+    expect(byName['stuck']).toMatchObject({
+      state: 'misconfigured',
+      watch: 'misconfigured',
+      health: 'down',
+      held: null,
+      configProblem: {
+        since: '2026-11-30T09:00:00.000Z',
+        problem: 'environment variable not set: TOKEN (in header A of server "stuck")',
+      },
+    });
+    expect(byName['down']).toMatchObject({ state: 'down', configProblem: null });
     expect(fleet.changeCounts['24h'].critical).toBe(1);
     expect(fleet.changeCounts['7d'].critical).toBe(1);
     expect(fleet.changeCounts['24h'].high).toBe(0);
@@ -90,12 +127,14 @@ describe(`the fleet (${backend})`, () => {
 
   it('filters and sorts what it read', async () => {
     const { servers: all } = await fleetView(handle.db);
-    expect(filterFleet(all, { health: 'down' }).map((s) => s.name)).toEqual(['down']);
+    expect(filterFleet(all, { health: 'down' }).map((s) => s.name)).toEqual(['down', 'stuck']);
+    expect(filterFleet(all, { watch: 'misconfigured' }).map((s) => s.name)).toEqual(['stuck']);
     expect(filterFleet(all, { drifted: true }).map((s) => s.name)).toEqual(['held']);
     expect(filterFleet(all, { text: 'O' }).map((s) => s.name)).toEqual(['down', 'off']);
     expect(filterFleet(all, { minSeverity: 'high' }).map((s) => s.name)).toEqual(['held']);
     expect(filterFleet(all, { sort: 'health' }).map((s) => s.name)).toEqual([
       'down',
+      'stuck',
       'new',
       'off',
       'held',

@@ -41,29 +41,38 @@ const Select: FC<{
   </label>
 );
 
-const State: FC<{ server: FleetServer; now: Date }> = ({ server, now }) => (
-  <>
-    {server.health === 'down' ? (
-      <span class="state state-down">
-        down since <When at={server.down!.since} now={now} />:{' '}
-        <span class="reason">
-          <Shown text={server.down!.reason} max={160} />
+const State: FC<{ server: FleetServer; now: Date }> = ({ server, now }) =>
+  server.state === 'misconfigured' && server.configProblem ? (
+    // Not watched: what it last did would say nothing about now.
+    <span class="state state-misconfigured">
+      misconfigured since <When at={server.configProblem.since} now={now} />:{' '}
+      <span class="reason">
+        <Shown text={server.configProblem.problem} max={240} />
+      </span>
+    </span>
+  ) : (
+    <>
+      {server.health === 'down' ? (
+        <span class="state state-down">
+          down since <When at={server.down!.since} now={now} />:{' '}
+          <span class="reason">
+            <Shown text={server.down!.reason} max={160} />
+          </span>
         </span>
-      </span>
-    ) : server.health === 'up' ? (
-      <span class="state state-up">up</span>
-    ) : (
-      <span class="state">not listed yet</span>
-    )}{' '}
-    {server.watch === 'held' ? (
-      <span class="mode">
-        held since <When at={server.held!.since} now={now} />
-      </span>
-    ) : (
-      <span class="mode">{server.watch}</span>
-    )}
-  </>
-);
+      ) : server.health === 'up' ? (
+        <span class="state state-up">up</span>
+      ) : (
+        <span class="state">not listed yet</span>
+      )}{' '}
+      {server.watch === 'held' ? (
+        <span class="mode">
+          held since <When at={server.held!.since} now={now} />
+        </span>
+      ) : (
+        <span class="mode">{server.watch}</span>
+      )}
+    </>
+  );
 
 export const FleetPage: FC<{
   page: PageContext;
@@ -77,7 +86,10 @@ export const FleetPage: FC<{
     <Layout title="Fleet" section="fleet" page={page}>
       <h1>Fleet</h1>
       <Notice text={page.notice} />
-      <div data-live="fleet-summary" data-live-on="changes servers outages sessions baselines">
+      <div
+        data-live="fleet-summary"
+        data-live-on="changes servers outages problems sessions baselines"
+      >
         <ul class="totals" aria-label="Servers by state">
           <li>
             <strong>{all.length}</strong> servers
@@ -90,6 +102,9 @@ export const FleetPage: FC<{
           </li>
           <li>
             <strong>{count((s) => s.watch === 'probing')}</strong> probing
+          </li>
+          <li>
+            <strong>{count((s) => s.watch === 'misconfigured')}</strong> misconfigured
           </li>
           <li>
             <strong>{count((s) => s.watch === 'disabled')}</strong> disabled
@@ -152,6 +167,7 @@ export const FleetPage: FC<{
           options={[
             ['held', 'held'],
             ['probing', 'probing'],
+            ['misconfigured', 'misconfigured'],
             ['disabled', 'disabled'],
           ]}
         />
@@ -205,7 +221,7 @@ export const FleetPage: FC<{
 
       <div
         data-live="fleet-table"
-        data-live-on="changes observations servers outages sessions baselines alerts"
+        data-live-on="changes observations servers outages problems sessions baselines alerts"
       >
         {shown.length === 0 ? (
           <EmptyState
@@ -241,7 +257,13 @@ export const FleetPage: FC<{
               {shown.map((server) => (
                 <tr
                   id={`server-${server.name}`}
-                  class={server.health === 'down' ? 'down' : undefined}
+                  class={
+                    server.state === 'misconfigured'
+                      ? 'misconfigured'
+                      : server.health === 'down'
+                        ? 'down'
+                        : undefined
+                  }
                 >
                   <th scope="row">
                     <a href={`/servers/${encodeURIComponent(server.name)}`}>{server.name}</a>

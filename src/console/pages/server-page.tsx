@@ -115,10 +115,15 @@ export const ServerPage: FC<{
       <Notice text={page.notice} />
       <div
         data-live="server-state"
-        data-live-on="changes observations outages sessions servers baselines"
+        data-live-on="changes observations outages problems sessions servers baselines"
       >
         <p class="lead">
-          {state.health === 'down' ? (
+          {state.state === 'misconfigured' ? (
+            <span class="state state-misconfigured">
+              misconfigured since <When at={state.configProblem!.since} now={page.now} />:{' '}
+              <Shown text={state.configProblem!.problem} max={300} />
+            </span>
+          ) : state.health === 'down' ? (
             <span class="state state-down">
               down since <When at={state.down!.since} now={page.now} />:{' '}
               <Shown text={state.down!.reason} max={300} />
@@ -129,7 +134,11 @@ export const ServerPage: FC<{
             <span class="state">not listed yet</span>
           )}
           {' · '}
-          {state.watch === 'held' ? 'held session' : state.watch}
+          {state.watch === 'held'
+            ? 'held session'
+            : state.watch === 'misconfigured'
+              ? 'not watched until the registration is fixed or serve restarts'
+              : state.watch}
           {' · last listing '}
           <When at={state.lastListing?.at} now={page.now} />
         </p>
@@ -175,7 +184,7 @@ export const ServerPage: FC<{
       <section
         aria-labelledby="held-heading"
         data-live="held"
-        data-live-on="sessions outages changes"
+        data-live-on="sessions outages problems changes"
       >
         <h2 id="held-heading">Held session</h2>
         {held ? (
@@ -217,9 +226,11 @@ export const ServerPage: FC<{
               ? 'This stdio server is probed on its schedule; no session is held (register it with --hold for one).'
               : state.state === 'disabled'
                 ? 'No session is held: the server is disabled.'
-                : state.state === 'down'
-                  ? 'No session is held: the server is down (above).'
-                  : 'No session is held right now: it is being connected.'}
+                : state.state === 'misconfigured'
+                  ? 'No session is held: the server is misconfigured (above).'
+                  : state.state === 'down'
+                    ? 'No session is held: the server is down (above).'
+                    : 'No session is held right now: it is being connected.'}
           </p>
         )}
       </section>
