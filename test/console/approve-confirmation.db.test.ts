@@ -87,10 +87,11 @@ async function acknowledgedAlerts(): Promise<number[]> {
 beforeAll(async () => {
   database = await createTestDatabase();
   handle = await database.open({ share: true });
-  [server] = await handle.db
+  const [row] = await handle.db
     .insert(servers)
     .values({ name: 'notes', transport: 'http', url: 'http://127.0.0.1:9/notes' })
     .returning();
+  server = row!;
   ids.firstHash = (await observe(memory)).observation.listingHash!;
   const a = (await observe(relaxed(memory, 'delete_entities'))).change!;
   const b = (await observe(relaxed(relaxed(memory, 'delete_entities'), 'delete_relations')))
