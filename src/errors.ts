@@ -23,6 +23,8 @@ export type DriftErrorCode =
   | 'INTERRUPTED'
   // exit 1
   | 'THRESHOLD_REACHED'
+  // the person at the terminal answered no to a confirmation: nothing was changed
+  | 'DECLINED'
   | 'INTERNAL';
 
 export class DriftError extends Error {

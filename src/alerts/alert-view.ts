@@ -138,7 +138,7 @@ export function findingRowOf(finding: Finding): HeadlineRow {
 }
 
 /** Records are written from diffListings' findings (changes-repo), so they have its shape. */
-function recordOf(row: HeadlineRow): Partial<InterpretationRecord> {
+function recordOf(row: HeadlineFields): Partial<InterpretationRecord> {
   return row.record as Partial<InterpretationRecord>;
 }
 
@@ -147,8 +147,14 @@ const NOTIFICATION_KINDS: ReadonlySet<string> = new Set([
   'no_change_notification',
 ]);
 
+/** What a headline reads of a finding, stored (a FindingRow) or fresh from a diff. */
+export type HeadlineFields = Pick<
+  FindingRow,
+  'tool' | 'field' | 'kind' | 'before' | 'after' | 'record'
+>;
+
 /** A short statement of one finding, for subjects and change headings (the catalogue's). */
-export function headline(row: HeadlineRow): string {
+export function headline(row: HeadlineFields): string {
   const tool = clean(row.tool ?? '', ALERT_LIMITS.headlineTool);
   const field = row.field === null ? null : clean(row.field, ALERT_LIMITS.headlineTool);
   const record = recordOf(row);

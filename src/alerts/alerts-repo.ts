@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { alerts, deliveries, servers, type AlertRow, type DeliveryRow } from '../db/schema.js';
 import { DriftError } from '../errors.js';
@@ -236,3 +236,35 @@ export async function acknowledgeAlert(db: Database, id: number): Promise<AlertR
  * src/console/live-feed.ts).
  */
 export const alertsVersion = sql<string>`(select concat_ws(':', max(${alerts.id}), count(${alerts.acknowledgedAt})) from ${alerts})`;
+
+/** How many alerts the server has had. */
+export async function countAlerts(db: Database, serverId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(alerts)
+    .where(eq(alerts.serverId, serverId));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The server's unacknowledged alerts of changes up to this one (ids at or below it:
+ * a change's id orders it in its server's chain), oldest first.
+ */
+export async function openAlertsUpTo(
+  db: Database,
+  serverId: number,
+  changeId: number,
+): Promise<number[]> {
+  const rows = await db
+    .select({ id: alerts.id })
+    .from(alerts)
+    .where(
+      and(
+        eq(alerts.serverId, serverId),
+        isNull(alerts.acknowledgedAt),
+        lte(alerts.changeId, changeId),
+      ),
+    )
+    .orderBy(asc(alerts.id));
+  return rows.map((row) => row.id);
+}

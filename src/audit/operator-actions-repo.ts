@@ -95,6 +95,26 @@ export async function acknowledgementsOf(
   return found;
 }
 
+/** The latest recording of this action on this subject (who approved a listing, say). */
+export async function latestActionOn(
+  db: Database,
+  action: { action: ActionName; server: string; subject: string },
+): Promise<OperatorActionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(operatorActions)
+    .where(
+      and(
+        eq(operatorActions.server, action.server),
+        eq(operatorActions.action, action.action),
+        eq(operatorActions.subject, action.subject),
+      ),
+    )
+    .orderBy(desc(operatorActions.id))
+    .limit(1);
+  return row;
+}
+
 /**
  * A value that moves whenever an operator action is recorded (the console's live updates poll it; see
  * src/console/live-feed.ts).

@@ -5,6 +5,7 @@ import { compareToolSides, type ToolComparison } from '../diff/tool-comparison.j
 import type { RawTool } from '../listings/canonical.js';
 import { getBaseline, latestOkObservation, listingsByHash } from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
+import { baselineApprover, type Approver } from './baseline.js';
 import { showChange, type ChangeDetail } from './change-views.js';
 
 /**
@@ -21,7 +22,12 @@ export interface ChangeReview {
     server: string;
     /** The listing an approval accepts: the one this change arrived at. */
     listing: string;
-    baseline: { hash: string; approvedBy: string; approvedAt: string } | null;
+    baseline: {
+      hash: string;
+      approvedBy: string;
+      approvedAt: string;
+      approver: Approver | null;
+    } | null;
     /** This listing is the baseline already. */
     approved: boolean;
     /**
@@ -83,6 +89,7 @@ export async function reviewChange(db: Database, id: number): Promise<ChangeRevi
             hash: baseline.listingHash,
             approvedBy: baseline.approvedBy,
             approvedAt: baseline.approvedAt.toISOString(),
+            approver: await baselineApprover(db, server.name, baseline),
           }
         : null,
       approved: baselineHash === change.toHash,

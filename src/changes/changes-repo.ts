@@ -383,3 +383,27 @@ export async function otherServersTools(
   for (const row of rows) if (!tools.has(row.tool)) tools.set(row.tool, row.server);
   return tools;
 }
+
+/** The latest of the server's changes that arrived at this listing, if any did. */
+export async function latestChangeTo(
+  db: Database,
+  serverId: number,
+  listingHash: string,
+): Promise<number | undefined> {
+  const [row] = await db
+    .select({ id: changes.id })
+    .from(changes)
+    .where(and(eq(changes.serverId, serverId), eq(changes.toHash, listingHash)))
+    .orderBy(desc(changes.id))
+    .limit(1);
+  return row?.id;
+}
+
+/** How many changes the server's history holds. */
+export async function countChanges(db: Database, serverId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(changes)
+    .where(eq(changes.serverId, serverId));
+  return Number(row?.n ?? 0);
+}

@@ -1,5 +1,7 @@
-import { approveBaseline, showBaseline } from '../changes/baseline.js';
+import { previewApproval, type ApprovalPreview } from '../changes/approval-preview.js';
+import { approveBaseline, showBaseline, type Approver } from '../changes/baseline.js';
 import type { CommandRun } from './command-run.js';
+import { confirm, requireConfirmable } from './confirmation.js';
 import { formatTable, printJson, printLine, short } from './output.js';
 
 export async function baselineShowCommand(run: CommandRun): Promise<void> {
@@ -8,7 +10,11 @@ export async function baselineShowCommand(run: CommandRun): Promise<void> {
   const baseline = await ctx.withDatabase((db) => showBaseline(db, name));
   if (run.opts.json) return printJson(baseline);
   printLine(
-    `${baseline.server}: baseline ${short(baseline.hash)} (${baseline.approvedBy}, ${baseline.approvedAt}), ${baseline.tools.length} tools`,
+    `${baseline.server}: baseline ${short(baseline.hash)} (${
+      baseline.approvedBy === 'operator'
+        ? `approved by ${approverText(baseline.approver)}`
+        : 'the first listing seen'
+    }, ${baseline.approvedAt}), ${baseline.tools.length} tools`,
   );
   printLine(
     formatTable(
@@ -30,15 +36,92 @@ export async function baselineShowCommand(run: CommandRun): Promise<void> {
 
 export async function baselineApproveCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
-  const opts = run.opts as { listing?: string; json?: boolean };
+  const opts = run.opts as { listing?: string; json?: boolean; yes?: boolean; ackAlerts?: boolean };
+  requireConfirmable('baseline approve', opts.yes);
   const ctx = await run.context();
-  const approved = await ctx.withDatabase((db) =>
-    approveBaseline(db, name, { listing: opts.listing, actor: ctx.actor }),
-  );
+  const { preview, approved } = await ctx.withDatabase(async (db) => {
+    const preview = await previewApproval(db, name, { listing: opts.listing });
+    if (!opts.json) printApprovalPreview(preview, opts.ackAlerts === true);
+    await confirm(
+      `Approve ${short(preview.candidate.hash)} as the baseline of ${preview.server}?`,
+      {
+        yes: opts.yes,
+        signal: ctx.signal,
+      },
+    );
+    // The whole hash shown, not the latest again: a listing seen while the prompt waited
+    // is not what the operator read.
+    const approved = await approveBaseline(db, preview.server, {
+      listing: preview.candidate.hash,
+      exact: true,
+      actor: ctx.actor,
+      acknowledgeAlerts: opts.ackAlerts === true,
+    });
+    return { preview, approved };
+  });
   (await ctx.logger()).info(
-    { server: approved.server, listing: approved.hash },
+    { server: approved.server, listing: approved.hash, acknowledged: approved.acknowledged },
     'baseline approved',
   );
-  if (opts.json) return printJson(approved);
-  printLine(`${approved.server}: baseline is now ${short(approved.hash)}`);
+  if (opts.json) return printJson({ preview, approved });
+  printLine(
+    `${approved.server}: baseline is now ${short(approved.hash)} (approved by ${approverText(approved.approver)}, ${approved.approvedAt})`,
+  );
+  if (approved.acknowledged.length > 0) {
+    printLine(`acknowledged ${alertList(approved.acknowledged)}`);
+  }
+}
+
+function approverText(approver: Approver | null): string {
+  return approver ? `${approver.name} via ${approver.via}` : 'an operator';
+}
+
+function alertList(ids: readonly number[]): string {
+  return `${ids.length === 1 ? 'alert' : 'alerts'} ${ids.map((id) => `#${id}`).join(', ')}`;
+}
+
+/** What the prompt asks about: the baseline replaced, the listing taken, what it accepts. */
+function printApprovalPreview(preview: ApprovalPreview, ackAlerts: boolean): void {
+  const { previous, candidate } = preview;
+  printLine(`${preview.server}: approve listing ${short(candidate.hash)} as the baseline`);
+  printLine(
+    `  previous baseline: ${
+      previous
+        ? `${short(previous.hash)} (${previous.tools} tools), ${
+            previous.approvedBy === 'operator'
+              ? `approved by ${approverText(previous.approver)}`
+              : 'the first listing seen'
+          }, ${previous.approvedAt}`
+        : 'none'
+    }`,
+  );
+  printLine(
+    `  listing to approve: ${short(candidate.hash)} (${candidate.tools} tools), seen ${candidate.firstObserved ?? '?'} to ${candidate.lastObserved ?? '?'}`,
+  );
+  if (preview.alreadyBaseline) {
+    printLine('  it is the baseline already: approving accepts nothing new');
+  } else if (preview.findings.length === 0) {
+    printLine('  accepts no findings: nothing a host reads differs from the baseline');
+  } else {
+    const n = preview.findings.length;
+    printLine(
+      `  accepts ${n} finding${n === 1 ? '' : 's'} (severity ${preview.severity}) against the previous baseline:`,
+    );
+    printLine(
+      formatTable(
+        ['SEVERITY', 'FINDING'],
+        preview.findings.map((finding) => [finding.severity.toUpperCase(), finding.headline]),
+      )
+        .split('\n')
+        .map((line) => `    ${line}`)
+        .join('\n'),
+    );
+  }
+  if (preview.openAlerts.length > 0) {
+    printLine(
+      `  open alerts of changes up to this listing: ${preview.openAlerts.map((id) => `#${id}`).join(', ')} (${
+        ackAlerts ? 'acknowledged with the approval' : 'left open; --ack-alerts acknowledges them'
+      })`,
+    );
+  }
 }

@@ -338,12 +338,21 @@ Every listing command takes --json. Configuration comes from the environment or 
     baseline
       .command('approve')
       .summary('approve the latest listing, or the one given, as the baseline')
+      .description(
+        'Show the current baseline (and who approved it), the listing to approve and every finding between the two, then ask "Approve? [y/N]" on the terminal. Without a terminal, pass --yes. With --json, the document holds {preview, approved}.',
+      )
       .argument('<NAME>', 'a registered server')
-      .option('--listing <HASH>', 'the listing to approve: 8 to 64 hex digits of its hash'),
+      .option('--listing <HASH>', 'the listing to approve: 8 to 64 hex digits of its hash')
+      .option('--ack-alerts', 'also acknowledge the open alerts of changes up to that listing')
+      .option('-y, --yes', 'approve without asking (for scripts; required without a terminal)'),
   )
     .addHelpText(
       'after',
-      examples('mcp-drift baseline approve fs', 'mcp-drift baseline approve fs --listing 3f2a9c01'),
+      examples(
+        'mcp-drift baseline approve fs',
+        'mcp-drift baseline approve fs --listing 3f2a9c01 --ack-alerts',
+        'mcp-drift baseline approve fs --yes --json',
+      ),
     )
     .action(lazy(async () => (await import('./baseline-command.js')).baselineApproveCommand));
 
@@ -508,8 +517,15 @@ function addServerCommands(program: Command, lazy: Lazy): void {
     server
       .command('remove')
       .summary('delete a registration and its history')
-      .argument('<NAME>', 'a registered server'),
+      .description(
+        'Say how much history goes with the server (observations, changes, alerts) and ask before deleting it; without a terminal, pass --yes.',
+      )
+      .argument('<NAME>', 'a registered server')
+      .option('-y, --yes', 'remove without asking (for scripts; required without a terminal)'),
   )
-    .addHelpText('after', examples('mcp-drift server remove web'))
+    .addHelpText(
+      'after',
+      examples('mcp-drift server remove web', 'mcp-drift server remove web --yes'),
+    )
     .action(lazy(async () => (await load()).serverRemoveCommand));
 }

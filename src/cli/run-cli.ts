@@ -22,6 +22,7 @@ const EXIT_CODES: Record<DriftErrorCode, number> = {
   MAIL_UNREACHABLE: 4,
   INTERRUPTED: 130,
   THRESHOLD_REACHED: 1,
+  DECLINED: 1,
   INTERNAL: 1,
 };
 

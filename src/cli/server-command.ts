@@ -1,4 +1,5 @@
 import type { EarlyProblem } from '../registry/early-checks.js';
+import { previewRemoval } from '../read-models/removal-preview.js';
 import { buildSpec, type RegistrationInput } from '../registry/registration-input.js';
 import {
   editServer,
@@ -10,6 +11,7 @@ import {
 import type { ServerView } from '../registry/server-view.js';
 import { listServersWithState } from '../read-models/server-list.js';
 import type { CommandAction, CommandRun } from './command-run.js';
+import { confirm, requireConfirmable } from './confirmation.js';
 import type { CommandContext } from './context.js';
 import { checkEarly } from './early-checks.js';
 import { formatTable, printJson, printLine, printWarnings } from './output.js';
@@ -137,11 +139,26 @@ export async function serverShowCommand(run: CommandRun): Promise<void> {
 
 export async function serverRemoveCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
+  const opts = run.opts as { json?: boolean; yes?: boolean };
+  requireConfirmable('server remove', opts.yes);
   const ctx = await run.context();
-  const removed = await ctx.withDatabase((db) => unregisterServer(db, name));
+  const { preview, removed } = await ctx.withDatabase(async (db) => {
+    const preview = await previewRemoval(db, name);
+    const history = `${count(preview.observations, 'observation')}, ${count(preview.changes, 'change')} and ${count(preview.alerts, 'alert')}`;
+    if (!opts.json) printLine(`${preview.server}: removing it deletes its history: ${history}`);
+    await confirm(`Remove ${preview.server} and its history?`, {
+      yes: opts.yes,
+      signal: ctx.signal,
+    });
+    return { preview, removed: await unregisterServer(db, preview.server) };
+  });
   (await ctx.logger()).info({ server: removed.removed }, 'server removed');
-  if (run.opts.json) return printJson(removed);
+  if (opts.json) return printJson({ ...removed, history: preview });
   printLine(`removed server ${removed.removed} and its history`);
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 export function serverEnableCommand(enabled: boolean): CommandAction {

@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { acknowledge, acknowledgeAll } from '../alerts/alert-list.js';
 import { retryAlert } from '../alerts/retry-alert.js';
+import { previewApproval } from '../changes/approval-preview.js';
 import { approveBaseline } from '../changes/baseline.js';
 import { reviewChange } from '../changes/change-review.js';
 import { changeFeed } from '../changes/change-views.js';
@@ -75,12 +76,23 @@ export function apiRoutes(options: { db: Database; config: Config; logger: Logge
     });
   }
 
+  // What an approval of the listing would accept, before posting it.
+  api.get('/servers/:name/approval', async (c) =>
+    c.json(
+      await previewApproval(db, c.req.param('name'), {
+        listing: c.req.query('listing') ?? '',
+        exact: true,
+      }),
+    ),
+  );
+
   api.post('/servers/:name/baseline', async (c) => {
     const listing = await field(c, 'listing');
     const approved = await approveBaseline(db, c.req.param('name'), {
       listing: listing ?? '',
       exact: true,
       actor: c.get('actor'),
+      acknowledgeAlerts: (await field(c, 'acknowledge')) === 'alerts',
     });
     logger.info(
       { server: approved.server, listing: approved.hash, actor: c.get('actor').name },

@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { deleteCookie } from 'hono/cookie';
 import { acknowledge, acknowledgeAll, listAlertViews } from '../alerts/alert-list.js';
 import { retryAlert } from '../alerts/retry-alert.js';
+import { previewApproval } from '../changes/approval-preview.js';
 import { approveBaseline } from '../changes/baseline.js';
 import { reviewChange } from '../changes/change-review.js';
 import { changeFeed } from '../changes/change-views.js';
@@ -34,6 +35,7 @@ import { apiRoutes } from './api-routes.js';
 import { httpStatusOf, requestError } from './http-errors.js';
 import type { LiveFeed } from './live-feed.js';
 import { AlertsPage } from './pages/alerts-page.js';
+import { ApprovePage } from './pages/approve-page.js';
 import { ChangePage } from './pages/change-page.js';
 import { ChangesPage } from './pages/changes-page.js';
 import { ErrorPage } from './pages/error-page.js';
@@ -82,6 +84,8 @@ const ASSET_TYPES = {
 /** Messages after an action, chosen by a fixed key: no text from the request reaches a page. */
 const NOTICES: Record<string, string> = {
   approved: 'Baseline approved: this listing is what the server’s changes are judged against now.',
+  'approved-acknowledged':
+    'Baseline approved and the alerts of its changes acknowledged: this listing is what the server’s changes are judged against now.',
   acknowledged: 'Alert acknowledged; what was not delivered yet will not be sent.',
   'already-acknowledged': 'That alert was acknowledged already.',
   'acknowledged-all': 'Alerts acknowledged; what was not delivered yet will not be sent.',
@@ -254,22 +258,39 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
     });
   }
 
+  // An approval takes two steps: this page shows what it accepts, and only its forms post it.
+  ui.get('/servers/:name/approve', async (c) => {
+    const preview = await previewApproval(db, c.req.param('name'), {
+      listing: c.req.query('listing') ?? '',
+      exact: true,
+    });
+    const change = positiveInt('change', c.req.query('change'));
+    return page(c, <ApprovePage page={pageOf(c)} preview={preview} change={change} />);
+  });
+
   ui.post('/servers/:name/baseline', async (c) => {
     const body = await c.req.parseBody();
     const approved = await approveBaseline(db, c.req.param('name'), {
       listing: formValue(body, 'listing') ?? '',
       exact: true,
       actor: c.get('actor'),
+      acknowledgeAlerts: formValue(body, 'acknowledge') === 'alerts',
     });
     logger.info(
-      { server: approved.server, listing: approved.hash, actor: c.get('actor').name },
+      {
+        server: approved.server,
+        listing: approved.hash,
+        acknowledged: approved.acknowledged,
+        actor: c.get('actor').name,
+      },
       'baseline approved from the console',
     );
     const change = positiveInt('change', formValue(body, 'change'));
+    const notice = approved.acknowledged.length > 0 ? 'approved-acknowledged' : 'approved';
     return c.redirect(
       change
-        ? `/changes/${change}?notice=approved`
-        : `/servers/${encodeURIComponent(approved.server)}?notice=approved`,
+        ? `/changes/${change}?notice=${notice}`
+        : `/servers/${encodeURIComponent(approved.server)}?notice=${notice}`,
       303,
     );
   });

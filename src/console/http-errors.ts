@@ -18,6 +18,8 @@ const STATUS: Record<DriftErrorCode, number> = {
   MAIL_UNREACHABLE: 502,
   INTERRUPTED: 503,
   THRESHOLD_REACHED: 409,
+  // Not raised by a route (the console confirms on a page of its own).
+  DECLINED: 409,
   INTERNAL: 500,
 };
 

@@ -367,3 +367,12 @@ export async function pruneListingsBatch(
   ) returning ${listings.hash}`);
   return rowsOf<unknown>(rows).length;
 }
+
+/** How many observations the server's history holds. */
+export async function countObservations(db: Database, serverId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(observations)
+    .where(eq(observations.serverId, serverId));
+  return Number(row?.n ?? 0);
+}

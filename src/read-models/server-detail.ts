@@ -1,4 +1,5 @@
 import { recentActions } from '../audit/operator-actions-repo.js';
+import { baselineApprover, type Approver } from '../changes/baseline.js';
 import { changeFeed, type FeedItem } from '../changes/change-views.js';
 import { serverHistory, type HistoryRun } from '../changes/history.js';
 import { serverTimeline, type Timeline } from './timeline.js';
@@ -34,6 +35,7 @@ export interface ServerDetail {
     hash: string;
     approvedBy: string;
     approvedAt: string;
+    approver: Approver | null;
     tools: { name: string; description: string | null; hints: Record<HintName, DeclaredHint> }[];
   } | null;
   timeline: Timeline;
@@ -97,6 +99,7 @@ export async function serverDetail(
           hash: baseline.listingHash,
           approvedBy: baseline.approvedBy,
           approvedAt: baseline.approvedAt.toISOString(),
+          approver: await baselineApprover(db, row.name, baseline),
           tools: tools.map((tool) => {
             const posture = readPosture(tool);
             return {

@@ -120,8 +120,8 @@ describe(`check against real MCP servers (${backend})`, () => {
         ],
       },
     ]);
-    const approved = await cli('baseline', 'approve', 'notes', '--json');
-    expect(JSON.parse(approved.stdout).hash).toBe(relaxed.json.observation.listingHash);
+    const approved = await cli('baseline', 'approve', 'notes', '--yes', '--json');
+    expect(JSON.parse(approved.stdout).approved.hash).toBe(relaxed.json.observation.listingHash);
     const after = await check('notes');
     expect(after.json).toMatchObject({ severity: 'none', baseline: { approvedBy: 'operator' } });
 

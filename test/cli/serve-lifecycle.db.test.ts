@@ -93,7 +93,7 @@ describe.runIf(backend === 'pglite')('the embedded database is never opened twic
     expect(JSON.parse(listed.stdout).map((s: { name: string }) => s.name)).toContain(
       'before-crash',
     );
-    const removed = await runCli(['server', 'remove', 'before-crash'], options());
+    const removed = await runCli(['server', 'remove', 'before-crash', '--yes'], options());
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(path.join(home, 'db.lock'))).toBe(false);
 

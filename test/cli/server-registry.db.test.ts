@@ -137,8 +137,8 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
     }
     const shown = JSON.parse((await cli('server', 'show', 'envy', '--json')).stdout);
     expect(shown.env).toEqual({ API_KEY: '****', REF: '${HOME}' });
-    await cli('server', 'remove', 'secretive');
-    await cli('server', 'remove', 'envy');
+    await cli('server', 'remove', 'secretive', '--yes');
+    await cli('server', 'remove', 'envy', '--yes');
   });
 
   it.each([
@@ -173,7 +173,7 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
       /^mcp-drift: server add: unknown option '--frobnicate'/,
     ],
     [['server', 'add', 'x', '--url', 'http://x.test', '--stdio', '--', 'node'], 2, /not both/],
-    [['server', 'remove', 'ghost'], 3, /no server named "ghost"/],
+    [['server', 'remove', 'ghost', '--yes'], 3, /no server named "ghost"/],
     [['server', 'edit', 'ghost', '--trust', 'trusted'], 3, /no server named "ghost"/],
     [['server', 'frob'], 2, /^mcp-drift: server: unknown command 'frob'/],
   ])('rejects %j with exit %i and one line, writing nothing', async (args, code, message) => {
@@ -213,7 +213,7 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
     const badEdit = await cli('server', 'edit', 'fs', '--header', 'A=b');
     expect(badEdit.code).toBe(2);
     expect(badEdit.stderr).toMatch(/--header applies to --url servers/);
-    const removed = await cli('server', 'remove', 'fs');
+    const removed = await cli('server', 'remove', 'fs', '--yes');
     expect(removed.code, removed.stderr).toBe(0);
     expect(await listNames()).toEqual(['web']);
   });
@@ -238,7 +238,7 @@ describe(`server registry through the CLI, serve running (${backend})`, () => {
       command: 'node',
       args: ['server.js', '--verbose', '--json'],
     });
-    expect((await cli('server', 'remove', 'chatty')).code).toBe(0);
+    expect((await cli('server', 'remove', 'chatty', '--yes')).code).toBe(0);
   });
 
   it('reports an unreachable DATABASE_URL with exit 4 and the host it tried', async () => {

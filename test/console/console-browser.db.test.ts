@@ -236,24 +236,49 @@ describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
     await Promise.all([fleet.close(), server.close()]);
   });
 
-  it('approves the change’s listing from its page, and baseline show agrees', async () => {
+  it('approves the change’s listing in two steps, and baseline show agrees', async () => {
     expect(relaxedChange).toBeDefined();
     const page = await context.newPage();
     await page.goto(`${consoleUrl}/changes/${relaxedChange!.id}`);
     await page.locator('text=Each changed tool, before and after').waitFor();
     await screenshot(page, 'change');
     await expectAccessible(page, 'change');
-    // The form posts exactly the listing the page shows.
+    // The form leads to the confirmation of exactly the listing the page shows.
     expect(await page.locator('form.approve input[name="listing"]').inputValue()).toBe(
       relaxedChange!.toHash,
     );
+    const before = JSON.parse((await cli('baseline', 'show', 'notes', '--json')).stdout);
     await page.locator('form.approve button').click();
+    await page.waitForURL(/\/servers\/notes\/approve\?/);
+    await page.locator('h1', { hasText: 'Approve a baseline of' }).waitFor();
+    const summary = page.locator('dl.approval-summary');
+    expect(await summary.textContent()).toContain(relaxedChange!.toHash);
+    expect(await summary.locator('code.hash').first().getAttribute('title')).toBe(before.hash);
+    expect(await page.locator('section.accepts .sev-critical').count()).toBeGreaterThan(0);
+    expect(await page.locator('section.accepts').textContent()).toContain('annotation_relaxed');
+    const buttons = page.locator('form.confirm button');
+    expect(await buttons.allTextContents()).toEqual([
+      'Approve',
+      expect.stringMatching(/^Approve and acknowledge its alerts/),
+    ]);
+    await screenshot(page, 'approve');
+    await expectAccessible(page, 'approve');
+    // The first step changed nothing.
+    const unchanged = JSON.parse((await cli('baseline', 'show', 'notes', '--json')).stdout);
+    expect(unchanged.hash).toBe(before.hash);
+
+    // Approve alone: the alert stays for the next test to acknowledge from the outbox.
+    await buttons.filter({ hasText: /^Approve$/ }).click();
     await page.locator('.notice', { hasText: 'Baseline approved' }).waitFor();
+    expect(await page.locator('[data-live="approval"]').textContent()).toMatch(
+      /approved by .+ \(console\)/,
+    );
     const shown = await cli('baseline', 'show', 'notes', '--json');
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({
       hash: relaxedChange!.toHash,
       approvedBy: 'operator',
+      approver: { via: 'console' },
     });
     await page.close();
   });

@@ -201,6 +201,8 @@ function routes(): [string, string][] {
     ['POST', '/api/v1/servers/notes/disable'],
     ['POST', `/api/v1/alerts/${ids.notesAlert}/ack`],
     ['POST', `/api/v1/alerts/${ids.notesAlert}/retry`],
+    ['GET', '/servers/notes/approve'],
+    ['GET', '/api/v1/servers/notes/approval'],
     ['POST', '/servers/notes/baseline'],
     ['POST', '/servers/notes/disable'],
     ['POST', '/servers/notes/enable'],

@@ -98,3 +98,22 @@ export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
+
+const shellQuoted = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Starts `mcp-drift ARGS…` in a pseudo-terminal (`script`), as a person at a terminal runs
+ * it: its stdin and stdout are a TTY. What is written to the child's stdin is typed at that
+ * terminal; its stdout carries the terminal's output (the command's stdout and stderr, with
+ * CRLF line ends and the echo of what was typed). The exit code is the command's (`-e`).
+ */
+export function spawnCliInTerminal(args: string[], options: CliOptions): ChildProcess {
+  if (!existsSync(cliMain))
+    throw new Error(`${cliMain} is missing: run \`npm run build\` (npm test does)`);
+  const command = [process.execPath, cliMain, ...args].map(shellQuoted).join(' ');
+  return spawn('script', ['-qefc', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: { ...childEnv(options.env), SHELL: '/bin/sh' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}

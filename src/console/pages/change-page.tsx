@@ -6,7 +6,7 @@ import type { Finding } from '../../diff/index.js';
 import type { TextComparison, ToolComparison } from '../../diff/tool-comparison.js';
 import { ChangeAlerts } from './change-alerts.js';
 import { Layout } from './layout.js';
-import { Hash, Notice, Sev, Shown, type PageContext } from './parts.js';
+import { approverText, Hash, Notice, Sev, Shown, When, type PageContext } from './parts.js';
 import { declaredText } from './server-page.js';
 
 const value = (present: boolean, v: unknown) => (present ? (JSON.stringify(v) ?? String(v)) : null);
@@ -133,7 +133,10 @@ const FindingItem: FC<{ finding: Finding }> = ({ finding }) => {
   );
 };
 
-const FindingGroups: FC<{ findings: Finding[]; level: 'h3' | 'h4' }> = ({ findings, level }) => (
+export const FindingGroups: FC<{ findings: Finding[]; level: 'h3' | 'h4' }> = ({
+  findings,
+  level,
+}) => (
   <>
     {groupFindingsByTool(findings).map((group) => {
       const Heading = level;
@@ -381,17 +384,32 @@ export const ChangePage: FC<{
         {approval.approved ? (
           <p class="ok">
             Listing <Hash hash={approval.listing} /> is the baseline of {approval.server} (
-            {approval.baseline?.approvedBy === 'operator'
-              ? `approved ${approval.baseline.approvedAt}`
+            {approval.baseline
+              ? approverText(approval.baseline.approvedBy, approval.baseline.approver)
               : 'the first listing seen'}
+            {approval.baseline?.approvedBy === 'operator' ? (
+              <>
+                {' '}
+                <When at={approval.baseline.approvedAt} now={page.now} />
+              </>
+            ) : null}
             ).
           </p>
         ) : (
           <>
             <p>
               The baseline of {approval.server} is{' '}
-              {approval.baseline ? <Hash hash={approval.baseline.hash} /> : 'not set'}. Approving
-              makes listing <code class="hash-full">{approval.listing}</code> the baseline:{' '}
+              {approval.baseline ? (
+                <>
+                  <Hash hash={approval.baseline.hash} /> (
+                  {approverText(approval.baseline.approvedBy, approval.baseline.approver)}{' '}
+                  <When at={approval.baseline.approvedAt} now={page.now} />)
+                </>
+              ) : (
+                'not set'
+              )}
+              . Approving makes listing <code class="hash-full">{approval.listing}</code> the
+              baseline:{' '}
               {approval.againstBaseline
                 ? 'against the current baseline, that accepts the findings below.'
                 : 'that accepts the findings above.'}
@@ -411,12 +429,11 @@ export const ChangePage: FC<{
                 change; after approving this one, the server drifts from its baseline again.
               </p>
             ) : null}
-            <form method="post" action={`${serverPath}/baseline`} class="approve">
-              <input type="hidden" name="_csrf" value={page.csrf} />
+            <form method="get" action={`${serverPath}/approve`} class="approve">
               <input type="hidden" name="listing" value={approval.listing} />
               <input type="hidden" name="change" value={String(change.id)} />
               <button type="submit" class="primary">
-                Approve listing {approval.listing.slice(0, 12)} as the baseline
+                Approve listing {approval.listing.slice(0, 12)} as the baseline…
               </button>
             </form>
           </>

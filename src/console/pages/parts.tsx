@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import type { Approver } from '../../changes/baseline.js';
 import type { FeedItem } from '../../changes/change-views.js';
 import type { ChangeSeverity } from '../../diff/index.js';
 import { visibleSegments } from './visible.js';
@@ -134,4 +135,10 @@ export function query(values: Record<string, string | number | undefined | null>
   }
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+/** How a baseline came to be: "approved by alice (console)", or the first listing seen. */
+export function approverText(approvedBy: string, approver: Approver | null): string {
+  if (approvedBy !== 'operator') return 'the first listing seen';
+  return approver ? `approved by ${approver.name} (${approver.via})` : 'approved by an operator';
 }

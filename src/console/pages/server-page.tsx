@@ -3,6 +3,7 @@ import { HINTS, type DeclaredHint } from '../../diff/index.js';
 import type { ServerDetail } from '../../read-models/server-detail.js';
 import { Layout } from './layout.js';
 import {
+  approverText,
   Hash,
   Headline,
   Notice,
@@ -245,9 +246,7 @@ export const ServerPage: FC<{
           <>
             <p>
               Listing <Hash hash={detail.baseline.hash} />,{' '}
-              {detail.baseline.approvedBy === 'operator'
-                ? 'approved by an operator'
-                : 'the first listing seen'}{' '}
+              {approverText(detail.baseline.approvedBy, detail.baseline.approver)}{' '}
               <When at={detail.baseline.approvedAt} now={page.now} />.
               {state.drifted && state.latestChange ? (
                 <>
