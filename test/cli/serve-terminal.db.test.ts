@@ -178,7 +178,7 @@ describe(`repeated failures (${backend})`, () => {
       .map((line) => JSON.parse(line) as { msg: string; server?: string })
       .filter((line) => line.server === 'down' && line.msg === 'listing failed');
     expect(failures).toHaveLength(1);
-    const removed = await runCli(['server', 'remove', 'down'], options());
+    const removed = await runCli(['server', 'remove', 'down', '--yes'], options());
     expect(removed.code, removed.stderr).toBe(0);
   });
 });
