@@ -127,10 +127,11 @@ describe(`request bodies (${backend})`, () => {
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ listing: 'a'.repeat(MAX_BODY_BYTES - 100) }),
     });
-    // Read and judged: the listing is no hash (a 413 would come before any judging).
-    expect(answer.status).toBe(400);
+    // Read and judged (a 413 would come before any judging): the handler reads the body,
+    // then finds no server of that name.
+    expect(answer.status).toBe(404);
     expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(
-      /listing/,
+      /nobody/,
     );
   });
 });
