@@ -124,7 +124,7 @@ export type HeadlineRow = Pick<
   'tool' | 'kind' | 'severity' | 'field' | 'before' | 'after' | 'record'
 >;
 
-/** A finding of diffListings as its stored row reads (the mapping of changes-repo's appendChange). */
+/** A finding of diffListings as its stored row reads: what appendChange writes, and a preview shows. */
 export function findingRowOf(finding: Finding): HeadlineRow {
   return {
     tool: finding.tool,

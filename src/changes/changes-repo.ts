@@ -11,6 +11,7 @@ import {
   sql,
   type SQL,
 } from 'drizzle-orm';
+import { findingRowOf } from '../alerts/alert-view.js';
 import type { Database } from '../db/client.js';
 import {
   changes,
@@ -164,14 +165,8 @@ export async function appendChange(
     await db.insert(findings).values(
       found.slice(from, from + FINDINGS_PER_STATEMENT).map((finding) => ({
         changeId: row!.id,
-        tool: finding.tool,
-        kind: finding.kind,
-        severity: finding.severity,
-        field: finding.field ?? null,
-        before: finding.before ?? null,
-        after: finding.after ?? null,
+        ...findingRowOf(finding),
         explanation: finding.explanation,
-        record: finding.record as unknown as Record<string, unknown>,
       })),
     );
   }
