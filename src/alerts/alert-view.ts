@@ -12,11 +12,11 @@ import {
   type ChangeSeverity,
   type HintRecord,
   type InterpretationRecord,
-  type Finding,
   type Severity,
   type TrustLevel,
 } from '../diff/index.js';
 import { DriftError } from '../errors.js';
+import type { HeadlineRow } from './finding-row.js';
 import type { AlertChange, AlertMessageInput } from './render-alert.js';
 
 /** How much of a change an email carries; the rest is one `change show` away. */
@@ -116,25 +116,6 @@ function clip(text: string, max: number): string {
 
 export function shortHash(hash: string): string {
   return clean(hash, 64).slice(0, 12);
-}
-
-/** What a headline reads of a finding: a stored row, or one just found (findingRowOf). */
-export type HeadlineRow = Pick<
-  FindingRow,
-  'tool' | 'kind' | 'severity' | 'field' | 'before' | 'after' | 'record'
->;
-
-/** A finding of diffListings as its stored row reads: what appendChange writes, and a preview shows. */
-export function findingRowOf(finding: Finding): HeadlineRow {
-  return {
-    tool: finding.tool,
-    kind: finding.kind,
-    severity: finding.severity,
-    field: finding.field ?? null,
-    before: finding.before ?? null,
-    after: finding.after ?? null,
-    record: finding.record as unknown as Record<string, unknown>,
-  };
 }
 
 /** Records are written from diffListings' findings (changes-repo), so they have its shape. */

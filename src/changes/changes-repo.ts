@@ -11,7 +11,7 @@ import {
   sql,
   type SQL,
 } from 'drizzle-orm';
-import { findingRowOf } from '../alerts/alert-view.js';
+import { findingRowOf } from '../alerts/finding-row.js';
 import type { Database } from '../db/client.js';
 import {
   changes,

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTask, schedule, type ScheduledTask } from 'node-cron';
 import { alertPolicyOf } from '../alerts/alert-policy.js';
-import { changeHeadline, findingRowOf } from '../alerts/alert-view.js';
+import { changeHeadline } from '../alerts/alert-view.js';
+import { findingRowOf } from '../alerts/finding-row.js';
 import { connectSpecOf, probeOptionsOf } from '../changes/observe-server.js';
 import { recordObservation, type RecordedObservation } from '../changes/record-observation.js';
 import type { Environment } from '../config/load.js';
