@@ -32,6 +32,7 @@ import {
 } from './hints.js';
 import type { Severity } from './severity.js';
 import { descriptionChangedSubstantively, schemaChangedSubstantively } from './substantive.js';
+import { isObject } from '../is-object.js';
 
 /** A finding before the interpretation record and escalations are attached. */
 export interface Draft {
@@ -238,10 +239,6 @@ export interface ToolComparison {
   /** Why a relaxation on this tool is raised one level, or null. */
   escalation: string | null;
   postureChanged: boolean;
-}
-
-function isObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

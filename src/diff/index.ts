@@ -19,6 +19,7 @@ export { sanitizeForTerminal } from '../text/terminal-text.js';
 export {
   HINTS,
   HINT_DEFAULTS,
+  declaredText,
   readPosture,
   postureKey,
   type DeclaredHint,

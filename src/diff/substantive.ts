@@ -1,4 +1,5 @@
 import type { RawTool } from '../listings/canonical.js';
+import { isObject } from '../is-object.js';
 
 /**
  * What counts as a real change of a tool's description or input schema (docs/design.md §4): the
@@ -32,10 +33,6 @@ export function descriptionChangedSubstantively(before: unknown, after: unknown)
 }
 
 type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const MAX_DEPTH = 12;
 

@@ -9,6 +9,7 @@ import {
 import { canonicalize, canonicalListing, type RawTool } from '../listings/canonical.js';
 import { validateTools } from '../listings/validate.js';
 import { HOSTS, type HostOrGeneric } from '../registry/host-configs.js';
+import { isObject } from '../is-object.js';
 
 /*
  * mcp-drift.lock.json: the listings a project accepted, one entry per server, kept in
@@ -81,10 +82,6 @@ export async function writeLockfile(path: string, servers: readonly LockedServer
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, renderLockfile(servers));
   await rename(temporary, path);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function lockSource(value: unknown): LockSource | null {

@@ -10,6 +10,7 @@ import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-sourc
  */
 
 import { HOSTS, type Host, type ImportSource } from '../vocabulary/hosts.js';
+import { isObject } from '../is-object.js';
 
 export { HOSTS, type Host };
 /** A file given on the command line that names no known host. */
@@ -100,10 +101,6 @@ export interface HostConfigFile {
   scope: 'user' | 'project';
   entries: HostEntry[];
   inputs: HostInput[];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Host configs are a few kilobytes; a bigger one is not a host's, and parsing it costs memory. */

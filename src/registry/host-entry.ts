@@ -6,6 +6,7 @@ import { buildSpec, type RegistrationInput } from './registration-input.js';
 import { argumentHoldsSecret, holdsLiteralSecret, maskArguments } from './secrets.js';
 import { MASK } from './redact.js';
 import type { ServerSpec, Transport } from './server-spec.js';
+import { isObject } from '../is-object.js';
 
 /*
  * One server of a host config turned into a registration, by the registry's rules.
@@ -138,10 +139,6 @@ class Translation {
       return whole;
     });
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function stringMap(value: unknown, what: string, problems: string[]): Record<string, string> {

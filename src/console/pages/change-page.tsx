@@ -7,7 +7,7 @@ import type { TextComparison, ToolComparison } from '../../diff/tool-comparison.
 import { ChangeAlerts } from './change-alerts.js';
 import { Layout } from './layout.js';
 import { approverText, Hash, Notice, Sev, Shown, When, type PageContext } from './parts.js';
-import { declaredText } from './server-page.js';
+import { declaredCell } from './server-page.js';
 
 const value = (present: boolean, v: unknown) => (present ? (JSON.stringify(v) ?? String(v)) : null);
 
@@ -255,8 +255,8 @@ const ToolSides: FC<{ comparison: ToolComparison }> = ({ comparison }) => (
         {comparison.hints.map((row) => (
           <tr>
             <th scope="row">{row.hint}</th>
-            <Cell text={declaredText(row.before.declared)} changed={row.declaredChanged} />
-            <Cell text={declaredText(row.after.declared)} changed={row.declaredChanged} />
+            <Cell text={declaredCell(row.before.declared)} changed={row.declaredChanged} />
+            <Cell text={declaredCell(row.after.declared)} changed={row.declaredChanged} />
             <Cell
               text={row.before.effective === null ? '—' : String(row.before.effective)}
               changed={row.effectiveChanged}

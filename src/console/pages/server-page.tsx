@@ -1,5 +1,5 @@
 import type { FC } from 'hono/jsx';
-import { HINTS, type DeclaredHint } from '../../diff/index.js';
+import { HINTS, declaredText, type DeclaredHint } from '../../diff/index.js';
 import type { ServerDetail } from '../../read-models/server-detail.js';
 import { Layout } from './layout.js';
 import {
@@ -20,12 +20,9 @@ import { TimelineLegend, TimelineSvg } from './timeline-svg.js';
 export const WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type TimelineWindow = keyof typeof WINDOWS;
 
-export function declaredText(declared: DeclaredHint | null): string {
-  if (declared === null) return '—';
-  if (declared === 'absent') return 'absent';
-  if (typeof declared === 'object')
-    return `${JSON.stringify(declared.invalid) ?? 'undefined'} (invalid)`;
-  return String(declared);
+/** A declared hint in a table cell: the one wording of diff/hints.ts, and a dash for no tool. */
+export function declaredCell(declared: DeclaredHint | null): string {
+  return declared === null ? '—' : declaredText(declared);
 }
 
 const Registration: FC<{ detail: ServerDetail }> = ({ detail }) => {
@@ -282,7 +279,7 @@ export const ServerPage: FC<{
                       <Shown text={tool.description} max={300} />
                     </td>
                     {HINTS.map((hint) => (
-                      <td>{declaredText(tool.hints[hint])}</td>
+                      <td>{declaredCell(tool.hints[hint])}</td>
                     ))}
                   </tr>
                 ))}
