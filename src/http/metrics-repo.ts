@@ -11,6 +11,7 @@ import {
   heldSessions,
   observations,
   outages,
+  serverConfigProblems,
   servers,
 } from '../db/schema.js';
 import { PROBE_BUCKETS_MS, readObservationCounts } from '../listings/observation-counts-repo.js';
@@ -32,7 +33,7 @@ export interface ProbeDurations {
 
 /** What /metrics reports, read from the database in one snapshot. */
 export interface MetricsSnapshot {
-  servers: { enabled: number; disabled: number; down: number };
+  servers: { enabled: number; disabled: number; down: number; misconfigured: number };
   heldSessions: { worker: number; all: number };
   probes: Record<(typeof TRIGGERS)[number], ProbeDurations>;
   observations: Record<(typeof OUTCOMES)[number], number>;
@@ -54,6 +55,10 @@ const count = (filter?: SQL) =>
  */
 const openOutage = (serverId: AnyPgColumn) =>
   sql`exists (select 1 from ${outages} where ${outages.serverId} = ${serverId} and ${outages.upAt} is null)`;
+
+// A registration serve cannot use as it stands: not watched, and no outage either.
+const configProblem = (serverId: AnyPgColumn) =>
+  sql`exists (select 1 from ${serverConfigProblems} where ${serverConfigProblems.serverId} = ${serverId})`;
 
 // The end of the server's latest ok run: one probe of observations_server_ok.
 const latestListing = (serverId: AnyPgColumn) =>
@@ -77,6 +82,7 @@ export function readMetricsSnapshot(db: Database, workerId: string): Promise<Met
           enabled: count(sql`${servers.enabled}`),
           disabled: count(sql`not ${servers.enabled}`),
           down: count(sql`${servers.enabled} and ${openOutage(servers.id)}`),
+          misconfigured: count(sql`${servers.enabled} and ${configProblem(servers.id)}`),
         })
         .from(servers);
 
@@ -129,7 +135,7 @@ export function readMetricsSnapshot(db: Database, workerId: string): Promise<Met
       }
 
       return {
-        servers: serverCounts ?? { enabled: 0, disabled: 0, down: 0 },
+        servers: serverCounts ?? { enabled: 0, disabled: 0, down: 0, misconfigured: 0 },
         heldSessions: held ?? { worker: 0, all: 0 },
         probes,
         observations: observationCounts,

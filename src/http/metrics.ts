@@ -42,7 +42,7 @@ export class Metrics {
     this.gauges = {
       servers: new Gauge({
         name: 'mcp_drift_servers',
-        help: 'Registered servers by state: enabled, disabled, down (enabled with an open outage)',
+        help: 'Registered servers by state: enabled, disabled, down (enabled with an open outage), misconfigured (enabled, a registration serve cannot use)',
         labelNames: ['state'],
         registers,
       }),

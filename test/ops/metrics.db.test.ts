@@ -11,6 +11,7 @@ import {
   observationCounts,
   observations,
   outages,
+  serverConfigProblems,
   servers,
 } from '../../src/db/schema.js';
 import { countAttempts } from '../../src/listings/observation-counts-repo.js';
@@ -95,6 +96,9 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
       .map((outage) => outage.serverId),
   );
   const held = await db.select().from(heldSessions);
+  const misconfigured = new Set(
+    (await db.select().from(serverConfigProblems)).map((problem) => problem.serverId),
+  );
   // One snapshot: serve may record an attempt between two reads.
   const [observationRows, countRows] = await db.transaction(
     async (tx) =>
@@ -112,6 +116,9 @@ async function figuresInDatabase(workerId: string): Promise<Figures> {
   exact[key('mcp_drift_servers', { state: 'disabled' })] = serverRows.length - enabled.length;
   exact[key('mcp_drift_servers', { state: 'down' })] = enabled.filter((server) =>
     openOutages.has(server.id),
+  ).length;
+  exact[key('mcp_drift_servers', { state: 'misconfigured' })] = enabled.filter((server) =>
+    misconfigured.has(server.id),
   ).length;
   const connected = held.filter((session) => !openOutages.has(session.serverId));
   exact[key('mcp_drift_held_sessions_connected', { scope: 'all' })] = connected.length;
@@ -243,6 +250,18 @@ describe(`/metrics of a running serve (${backend})`, () => {
       YEARLY,
     );
     await cli('server', 'disable', 'parked');
+    // A variable serve does not have: misconfigured, neither watched nor down.
+    await cli(
+      'server',
+      'add',
+      'unset',
+      '--url',
+      `${steady.baseUrl}/mcp`,
+      '--header',
+      'X-Token=${MCP_DRIFT_METRICS_TEST_UNSET}',
+      '--schedule',
+      YEARLY,
+    );
     const ids = {
       steady: await serverId('steady'),
       changing: await serverId('changing'),
@@ -256,7 +275,10 @@ describe(`/metrics of a running serve (${backend})`, () => {
         const sessions = await handle.db.select().from(heldSessions);
         const down = await handle.db.select().from(outages).where(eq(outages.serverId, ids.gone));
         const listed = sessions.filter((row) => row.listingHash !== null).length;
-        return listed === 2 && down.some((row) => row.upAt === null) ? true : undefined;
+        const problems = await handle.db.select().from(serverConfigProblems);
+        return listed === 2 && down.some((row) => row.upAt === null) && problems.length === 1
+          ? true
+          : undefined;
       },
       { context: serveLog },
     );
@@ -382,9 +404,10 @@ describe(`/metrics of a running serve (${backend})`, () => {
 
     // The database holds what the test put there, so the comparison above is not vacuous.
     expect(before.exact).toMatchObject({
-      [key('mcp_drift_servers', { state: 'enabled' })]: 3,
+      [key('mcp_drift_servers', { state: 'enabled' })]: 4,
       [key('mcp_drift_servers', { state: 'disabled' })]: 1,
       [key('mcp_drift_servers', { state: 'down' })]: 1,
+      [key('mcp_drift_servers', { state: 'misconfigured' })]: 1,
       [key('mcp_drift_held_sessions_connected', { scope: 'worker' })]: 2,
       [key('mcp_drift_held_sessions_connected', { scope: 'all' })]: 2,
       [key('mcp_drift_changes', { severity: 'medium' })]: 1,
