@@ -6,6 +6,7 @@ import {
   acknowledgeAlert,
   getAlert,
   listAlerts,
+  openAlertsUpTo,
   type AlertRow,
   type AlertStatus,
   type DeliveryRow,
@@ -168,4 +169,17 @@ export async function acknowledgeAll(
     }
     return { acknowledged: [...acknowledged].sort((a, b) => a - b) };
   });
+}
+
+/**
+ * Every alert of a server nobody has acknowledged yet (`alerts ack --server NAME`), as
+ * acknowledgeAll does it. None open is not an error: the outbox is as asked.
+ */
+export async function acknowledgeOpen(
+  db: Database,
+  server: string,
+  options: { actor?: Actor } = {},
+): Promise<{ acknowledged: number[] }> {
+  const ids = await openAlertsUpTo(db, (await getServer(db, server)).id);
+  return ids.length === 0 ? { acknowledged: [] } : acknowledgeAll(db, ids, options);
 }

@@ -247,13 +247,13 @@ export async function countAlerts(db: Database, serverId: number): Promise<numbe
 }
 
 /**
- * The server's unacknowledged alerts of changes up to this one (ids at or below it:
- * a change's id orders it in its server's chain), oldest first.
+ * The server's unacknowledged alerts, oldest first: all of them, or those of changes up to
+ * this one (ids at or below it: a change's id orders it in its server's chain).
  */
 export async function openAlertsUpTo(
   db: Database,
   serverId: number,
-  changeId: number,
+  changeId?: number,
 ): Promise<number[]> {
   const rows = await db
     .select({ id: alerts.id })
@@ -262,7 +262,7 @@ export async function openAlertsUpTo(
       and(
         eq(alerts.serverId, serverId),
         isNull(alerts.acknowledgedAt),
-        lte(alerts.changeId, changeId),
+        changeId === undefined ? undefined : lte(alerts.changeId, changeId),
       ),
     )
     .orderBy(asc(alerts.id));

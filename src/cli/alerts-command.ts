@@ -1,4 +1,11 @@
-import { acknowledge, checkAlertStatus, listAlertViews } from '../alerts/alert-list.js';
+import {
+  acknowledgeAll,
+  acknowledgeOpen,
+  checkAlertStatus,
+  listAlertViews,
+  type AlertListItem,
+} from '../alerts/alert-list.js';
+import { severityOf } from '../console/params.js';
 import { CHANNELS, type ChannelName } from '../vocabulary/channels.js';
 import { DriftError } from '../errors.js';
 import { Problems } from '../problems.js';
@@ -6,17 +13,27 @@ import type { CommandRun } from './command-run.js';
 import { limitFlag, positiveInteger } from './flags.js';
 import { formatTable, printJson, printLine } from './output.js';
 
-/** `mcp-drift alerts list [--status S] [--server NAME]`: the outbox, newest first, a line per delivery. */
+/**
+ * `mcp-drift alerts list [--status S] [--server NAME] [--severity LEVEL]`: the outbox, newest
+ * first, a line per delivery.
+ */
 export async function alertsListCommand(run: CommandRun): Promise<void> {
-  const opts = run.opts as { status?: string; server?: string; limit?: string; json?: boolean };
+  const opts = run.opts as {
+    status?: string;
+    server?: string;
+    severity?: string;
+    limit?: string;
+    json?: boolean;
+  };
   const problems = new Problems();
   const status =
     opts.status === undefined ? undefined : problems.check(() => checkAlertStatus(opts.status!));
+  const minSeverity = problems.check(() => severityOf('--severity', opts.severity));
   const limit = limitFlag(problems, opts.limit);
   problems.throwIfAny();
   const ctx = await run.context();
   const view = await ctx.withDatabase((db) =>
-    listAlertViews(db, { status, server: opts.server, limit }),
+    listAlertViews(db, { status, server: opts.server, minSeverity, limit }),
   );
   if (opts.json) return printJson(view);
   if (view.alerts.length === 0) {
@@ -31,7 +48,7 @@ export async function alertsListCommand(run: CommandRun): Promise<void> {
       alert.server,
       String(alert.changeId),
       alert.severity,
-      alert.status,
+      statusText(alert),
     ];
     if (alert.deliveries.length === 0) {
       return [
@@ -78,20 +95,42 @@ export async function alertsListCommand(run: CommandRun): Promise<void> {
   );
 }
 
-/** `mcp-drift alerts ack ID`. */
+/** An acknowledged alert says by whom, as the console's outbox does. */
+function statusText(alert: AlertListItem): string {
+  return alert.acknowledgedBy ? `${alert.status} by ${alert.acknowledgedBy.actor}` : alert.status;
+}
+
+/** `mcp-drift alerts ack ID…` or `alerts ack --server NAME` (every open alert of it). */
 export async function alertsAckCommand(run: CommandRun): Promise<void> {
+  const opts = run.opts as { server?: string; json?: boolean };
   const problems = new Problems();
-  const id = positiveInteger(problems, 'ID', run.args[0]!);
+  // A variadic argument: commander hands over one array.
+  const given = (run.args[0] ?? []) as unknown as string[];
+  const ids = given.map((arg) => positiveInteger(problems, 'ID', arg));
+  if (ids.length === 0 && opts.server === undefined)
+    problems.add(
+      'USAGE',
+      'name the alerts to acknowledge: their ids, or --server NAME for all open ones',
+    );
+  if (ids.length > 0 && opts.server !== undefined)
+    problems.add('USAGE', 'give alert ids or --server NAME, not both');
   problems.throwIfAny();
   const ctx = await run.context();
   const { acknowledged } = await ctx.withDatabase((db) =>
-    acknowledge(db, id, { actor: ctx.actor }),
+    opts.server === undefined
+      ? acknowledgeAll(db, ids, { actor: ctx.actor })
+      : acknowledgeOpen(db, opts.server, { actor: ctx.actor }),
   );
-  if (run.opts.json) return printJson({ acknowledged });
+  if (opts.json) return printJson({ acknowledged });
+  if (acknowledged.length > 0) {
+    return printLine(
+      `acknowledged alert${acknowledged.length > 1 ? 's' : ''} ${acknowledged.join(', ')}`,
+    );
+  }
   printLine(
-    acknowledged.length === 0
-      ? `alert ${id} was already acknowledged`
-      : `acknowledged alert${acknowledged.length > 1 ? 's' : ''} ${acknowledged.join(', ')}`,
+    opts.server === undefined
+      ? `alert${ids.length > 1 ? 's' : ''} ${ids.join(', ')} ${ids.length > 1 ? 'were' : 'was'} already acknowledged`
+      : `${opts.server} has no open alerts`,
   );
 }
 

@@ -278,23 +278,35 @@ Every listing command takes --json. Configuration comes from the environment or 
       .summary('alerts, newest first, with each delivery’s status, tries and last error')
       .option('--status <STATUS>', `only alerts in this status (${ALERT_STATUSES})`)
       .option('--server <NAME>', 'only this server’s alerts')
+      .option('--severity <LEVEL>', `only alerts at least this severe (${LEVELS})`)
       .option('--limit <N>', 'how many alerts (default 50)'),
   )
     .addHelpText(
       'after',
-      examples('mcp-drift alerts list --status failed', 'mcp-drift alerts list --server fs'),
+      examples(
+        'mcp-drift alerts list --status failed',
+        'mcp-drift alerts list --server fs --severity high',
+      ),
     )
     .action(lazy(async () => (await import('./alerts-command.js')).alertsListCommand));
   jsonFlag(
     alerts
       .command('ack')
-      .summary('mark an alert as seen (with a digest’s first alert, the whole message)')
+      .summary('mark alerts as seen (with a digest’s first alert, the whole message)')
       .description(
-        'Mark an alert as seen by an operator. Acknowledging the first alert of a digest acknowledges the whole message; an alert acknowledged before it was sent is not sent.',
+        'Mark alerts as seen by an operator: the ones named, or with --server every open alert of that server. Acknowledging the first alert of a digest acknowledges the whole message; an alert acknowledged before it was sent is not sent.',
       )
-      .argument('<ID>', 'an alert id, as `mcp-drift alerts list` lists them'),
+      .argument('[ID...]', 'alert ids, as `mcp-drift alerts list` lists them')
+      .option('--server <NAME>', 'every alert of this server not yet acknowledged'),
   )
-    .addHelpText('after', examples('mcp-drift alerts ack 7'))
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-drift alerts ack 7',
+        'mcp-drift alerts ack 7 8 9',
+        'mcp-drift alerts ack --server fs',
+      ),
+    )
     .action(lazy(async () => (await import('./alerts-command.js')).alertsAckCommand));
   jsonFlag(
     alerts

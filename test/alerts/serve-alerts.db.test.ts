@@ -189,7 +189,7 @@ describe(`alerts through serve and the CLI (${backend})`, () => {
     const table = await cli(['alerts', 'list']);
     expect(table.stdout).toMatch(
       new RegExp(
-        `^${latest!.id}\\s+fx\\s+${latest!.changeId}\\s+critical\\s+acknowledged\\s+email\\s+ops@example.org\\s+delivered`,
+        `^${latest!.id}\\s+fx\\s+${latest!.changeId}\\s+critical\\s+acknowledged by \\S+\\s+email\\s+ops@example.org\\s+delivered`,
         'm',
       ),
     );

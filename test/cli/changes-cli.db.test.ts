@@ -164,6 +164,45 @@ describe(`changes and alerts filters in the CLI (${backend})`, () => {
     const missing = await cli('alerts', 'list', '--server', 'nope');
     expect(missing.code).toBe(3);
   });
+
+  it('alerts list --severity, and alerts ack of several ids or of a server, saying by whom', async () => {
+    const listed = async (...flags: string[]) =>
+      (
+        JSON.parse((await cli('alerts', 'list', '--json', ...flags)).stdout) as {
+          alerts: { id: number; server: string; acknowledgedBy: { via: string } | null }[];
+        }
+      ).alerts;
+    expect((await listed('--severity', 'high')).map((alert) => alert.server)).toEqual([
+      'old-critical',
+    ]);
+    expect((await cli('alerts', 'list', '--severity', 'severe')).code).toBe(2);
+    const ids = Object.fromEntries((await listed()).map((alert) => [alert.server, alert.id]));
+
+    const nothingNamed = await cli('alerts', 'ack');
+    expect(nothingNamed.code).toBe(2);
+    expect(nothingNamed.stderr).toContain('--server NAME');
+    const both = await cli('alerts', 'ack', String(ids['old-critical']), '--server', 'recent-low');
+    expect(both.code).toBe(2);
+
+    const byServer = await cli('alerts', 'ack', '--server', 'recent-low', '--json');
+    expect(byServer.code, byServer.stderr).toBe(0);
+    expect(JSON.parse(byServer.stdout)).toEqual({ acknowledged: [ids['recent-low']] });
+    expect((await cli('alerts', 'ack', '--server', 'recent-low')).stdout).toBe(
+      'recent-low has no open alerts\n',
+    );
+    const several = await cli(
+      'alerts',
+      'ack',
+      String(ids['old-critical']),
+      String(ids['recent-low']),
+    );
+    expect(several.code, several.stderr).toBe(0);
+    expect(several.stdout).toBe(`acknowledged alert ${ids['old-critical']}\n`);
+
+    expect((await listed()).map((alert) => alert.acknowledgedBy?.via)).toEqual(['cli', 'cli']);
+    const table = (await cli('alerts', 'list')).stdout;
+    expect(table.match(/acknowledged by \S+/g)).toHaveLength(2);
+  });
 });
 
 describe(`change show (${backend})`, () => {
