@@ -1,5 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
-
 export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
@@ -21,15 +19,4 @@ export function backoffDelay(
   // 2 ** 40 is far past any cap; the bound keeps the arithmetic finite.
   const step = Math.min(max, initial * 2 ** Math.min(Math.max(0, attempt), 40));
   return Math.round(step / 2 + random() * (step / 2));
-}
-
-/** Waits `ms`, or less if `signal` aborts. Resolves true when the full time passed. */
-export async function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  try {
-    await delay(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
 }

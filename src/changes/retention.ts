@@ -1,7 +1,7 @@
 import type { Database } from '../db/client.js';
 import { PRUNE_BATCH, pruneListingsBatch, pruneRunsBatch } from '../listings/listings-repo.js';
 import type { Logger } from '../log.js';
-import { sleep } from '../backoff.js';
+import { Loop, sleep } from '../loop.js';
 
 export interface PruneResult {
   runs: number;
@@ -46,53 +46,37 @@ export async function pruneHistory(
  * deleted is a no-op.
  */
 export class HistoryPruner {
-  private readonly db: Database;
-  private readonly logger: Logger;
-  private readonly historyDays: number;
-  private readonly intervalMs: number;
-  private readonly firstDelayMs: number;
-  private controller: AbortController | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly loop: Loop;
 
   constructor(
     db: Database,
     options: { logger: Logger; historyDays: number; intervalMs?: number; firstDelayMs?: number },
   ) {
-    this.db = db;
-    this.logger = options.logger;
-    this.historyDays = options.historyDays;
-    this.intervalMs = options.intervalMs ?? 3_600_000;
-    this.firstDelayMs = options.firstDelayMs ?? 60_000;
+    const { logger, historyDays } = options;
+    const intervalMs = options.intervalMs ?? 3_600_000;
+    this.loop = new Loop({
+      firstDelayMs: options.firstDelayMs ?? 60_000,
+      // Workers started together on one PostgreSQL need not all prune in the same minute.
+      jitter: 0.1,
+      pass: async (signal) => {
+        const pruned = await pruneHistory(db, { historyDays, pauseMs: 100, signal });
+        if (pruned.runs > 0 || pruned.listings > 0) {
+          logger.info({ ...pruned, historyDays }, 'pruned history');
+        }
+        return intervalMs;
+      },
+      onError: (error) => {
+        logger.warn({ err: error }, 'pruning history failed; trying again later');
+        return intervalMs;
+      },
+    });
   }
 
   start(): void {
-    if (this.loop) return;
-    const controller = (this.controller = new AbortController());
-    this.loop = this.run(controller.signal);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.controller?.abort();
-    await this.loop;
-    this.loop = undefined;
-  }
-
-  private async run(signal: AbortSignal): Promise<void> {
-    let wait = this.firstDelayMs;
-    while (await sleep(wait, signal)) {
-      wait = this.intervalMs;
-      try {
-        const pruned = await pruneHistory(this.db, {
-          historyDays: this.historyDays,
-          pauseMs: 100,
-          signal,
-        });
-        if (pruned.runs > 0 || pruned.listings > 0) {
-          this.logger.info({ ...pruned, historyDays: this.historyDays }, 'pruned history');
-        }
-      } catch (error) {
-        this.logger.warn({ err: error }, 'pruning history failed; trying again later');
-      }
-    }
+    await this.loop.stop();
   }
 }

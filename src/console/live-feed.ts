@@ -9,6 +9,7 @@ import { withTimeLimit } from '../time-limit.js';
 import { baselinesVersion } from '../listings/listings-repo.js';
 import { observationsVersion } from '../listings/observation-counts-repo.js';
 import type { Logger } from '../log.js';
+import { Loop } from '../loop.js';
 import { serversVersion } from '../registry/servers-repo.js';
 import { configProblemsVersion } from '../watch/config-problems-repo.js';
 import { heldSessionsVersion } from '../watch/held-sessions-repo.js';
@@ -69,8 +70,7 @@ export class LiveFeed {
   private readonly streams = new Set<() => void>();
   private readonly pollWaiters: (() => void)[] = [];
   private versions: Record<string, string> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  private loop: Loop | undefined;
   private failing = false;
   /** Pages carry the revision they were rendered at. */
   revision = 0;
@@ -82,15 +82,22 @@ export class LiveFeed {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    void this.tick();
+    if (this.loop) return;
+    // tick() catches its own failures; onError is only the loop's contract.
+    this.loop = new Loop({
+      pass: async () => {
+        await this.tick();
+        return this.intervalMs;
+      },
+      onError: () => this.intervalMs,
+    });
+    this.loop.start();
   }
 
   /** Idempotent; ends every open event stream, so that shutdown waits on none. */
   stop(): void {
-    this.running = false;
-    clearTimeout(this.timer);
+    // A poll in flight ends within its time limit; nothing waits for it.
+    void this.loop?.stop();
     for (const close of this.streams) close();
     this.listeners.clear();
   }
@@ -173,7 +180,6 @@ export class LiveFeed {
       this.failing = true;
     }
     for (const resolve of this.pollWaiters.splice(0)) resolve();
-    if (this.running) this.timer = setTimeout(() => void this.tick(), this.intervalMs);
   }
 
   private async read(): Promise<Record<string, string>> {

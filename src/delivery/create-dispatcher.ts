@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import { redactFromLogs } from '../log-lines.js';
 import type { Logger } from '../log.js';
+import type { ServiceEvents } from '../service-events.js';
 import type { ChannelName } from '../vocabulary/channels.js';
 import type { Channel } from './channel.js';
 import {
@@ -56,6 +57,7 @@ export function createDispatcher(
   config: Config,
   logger: Logger,
   overrides: Partial<DispatcherOptions> = {},
+  events?: ServiceEvents,
 ): AlertDispatcher {
   const log = logger.child({ component: 'alerts' });
   const channels = createChannels(config, log);
@@ -66,6 +68,7 @@ export function createDispatcher(
           db,
           channel,
           logger: log,
+          events,
           options: {
             ...DEFAULT_DISPATCHER_OPTIONS,
             maxAttempts: config.ALERT_MAX_ATTEMPTS,

@@ -1,6 +1,8 @@
-import { backoffDelay, sleep } from '../backoff.js';
+import { backoffDelay } from '../backoff.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
+import { Loop } from '../loop.js';
+import type { ServiceEvents } from '../service-events.js';
 import type { Channel } from './channel.js';
 import { shownDestination } from '../config/alert-url.js';
 import { claimDueDeliveries, markFailed, markRetry } from '../alerts/deliveries-repo.js';
@@ -32,9 +34,6 @@ export const DEFAULT_DISPATCHER_OPTIONS = {
   leaseSeconds: 120,
 } satisfies Partial<DispatcherOptions>;
 
-/** Stopping waits this long for sends in flight; the claim covers any it abandons. */
-const STOP_GRACE_MS = 3000;
-
 /**
  * Sends one channel's deliveries (docs/design.md §9). Every `serve` runs one per channel, so a
  * channel that is down or slow holds up only its own deliveries; on a shared PostgreSQL
@@ -43,9 +42,10 @@ const STOP_GRACE_MS = 3000;
  * permanent refusal, never silently.
  */
 export class ChannelDispatcher {
-  private readonly stopping = new AbortController();
-  private loop: Promise<void> | undefined;
+  private readonly loop: Loop;
   private readonly delivered: DeliveredBatcher;
+  /** Sends in progress: stopping waits for them within the stop grace (loop.ts). */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: {
@@ -53,9 +53,20 @@ export class ChannelDispatcher {
       channel: Channel;
       logger: Logger;
       options: DispatcherOptions;
+      events?: ServiceEvents;
     },
   ) {
     this.delivered = new DeliveredBatcher(deps.db);
+    this.loop = new Loop({
+      pass: () => this.pass(),
+      // The database is unreachable or a query failed: claimed deliveries stay claimed and
+      // come back when their claim ends, so waiting loses nothing.
+      onError: (error, failures) => {
+        deps.logger.warn({ err: error, failures }, 'alert dispatch round failed');
+        return backoffDelay(failures - 1, { initialMs: 1000, maxMs: 30_000 });
+      },
+      drain: () => Promise.allSettled(this.inFlight),
+    });
   }
 
   get channel(): Channel {
@@ -63,14 +74,12 @@ export class ChannelDispatcher {
   }
 
   start(): void {
-    this.loop ??= this.run();
+    this.loop.start();
   }
 
+  /** Sends still in flight after the stop grace are abandoned; their claims bring them back. */
   async stop(): Promise<void> {
-    this.stopping.abort();
-    if (this.loop) {
-      await Promise.race([this.loop, sleep(STOP_GRACE_MS, new AbortController().signal)]);
-    }
+    await this.loop.stop();
     await this.deps.channel.close();
   }
 
@@ -94,54 +103,30 @@ export class ChannelDispatcher {
   /**
    * Keeps up to `batchSize` deliveries in flight, refilled while others are still sending:
    * a slow destination does not hold back the deliveries claimed with it, and the SMTP
-   * pool stays busy while a backlog drains.
+   * pool stays busy while a backlog drains. Resolves with the wait before the next pass.
    */
-  private async run(): Promise<void> {
+  private async pass(): Promise<number> {
     const { options, logger } = this.deps;
-    const inFlight = new Set<Promise<void>>();
-    let failures = 0;
-    while (!this.stopping.signal.aborted) {
-      const room = options.batchSize - inFlight.size;
-      let claimed = 0;
-      if (room > 0) {
-        try {
-          const messages = await this.claim(room);
-          claimed = messages.length;
-          failures = 0;
-          for (const message of messages) {
-            const sending: Promise<void> = this.deliver(message)
-              .catch((error: unknown) => {
-                // Recording the outcome failed (the database went away): the claim
-                // brings the delivery back, so this is worth a warning, not a crash.
-                logger.warn(
-                  { err: error, delivery: message.head.id },
-                  'delivery outcome not recorded',
-                );
-              })
-              .finally(() => inFlight.delete(sending));
-            inFlight.add(sending);
-          }
-        } catch (error) {
-          // The database is unreachable or a query failed: claimed deliveries stay
-          // claimed and come back when their claim ends, so waiting loses nothing.
-          failures++;
-          logger.warn({ err: error, failures }, 'alert dispatch round failed');
-        }
+    const inFlight = this.inFlight;
+    const room = options.batchSize - inFlight.size;
+    if (room > 0) {
+      const messages = await this.claim(room);
+      for (const message of messages) {
+        const sending: Promise<void> = this.deliver(message)
+          .catch((error: unknown) => {
+            // Recording the outcome failed (the database went away): the claim
+            // brings the delivery back, so this is worth a warning, not a crash.
+            logger.warn({ err: error, delivery: message.head.id }, 'delivery outcome not recorded');
+          })
+          .finally(() => inFlight.delete(sending));
+        inFlight.add(sending);
       }
-      if (failures > 0) {
-        await sleep(
-          backoffDelay(failures - 1, { initialMs: 1000, maxMs: 30_000 }),
-          this.stopping.signal,
-        );
-      } else if (claimed === room) {
-        // A backlog: more may be due. Claim again once half the slots are free, so that
-        // claims (and the queries loading their messages) come in batches, not one by one.
-        while (inFlight.size > options.batchSize / 2) await Promise.race(inFlight);
-      } else {
-        await sleep(options.pollMs, this.stopping.signal);
-      }
+      if (messages.length < room) return options.pollMs;
     }
-    await Promise.allSettled(inFlight);
+    // A backlog: more may be due. Claim again once half the slots are free, so that
+    // claims (and the queries loading their messages) come in batches, not one by one.
+    while (inFlight.size > options.batchSize / 2) await Promise.race(inFlight);
+    return 0;
   }
 
   private async deliver(message: DeliveryMessage): Promise<void> {
@@ -166,6 +151,13 @@ export class ChannelDispatcher {
     if (!failure) {
       await this.delivered.submit(head.id);
       log.info({ severity: message.severity, attempt: head.attempts }, 'alert delivered');
+      this.deps.events?.emit('alert-delivered', {
+        deliveryId: head.id,
+        channel: channel.name,
+        server: message.server.name,
+        alertIds: message.alerts.map((alert) => alert.id),
+        severity: message.severity,
+      });
       return;
     }
     if (failure.permanent || head.attempts >= options.maxAttempts) {

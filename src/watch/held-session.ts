@@ -11,7 +11,8 @@ import {
   type ListingCaps,
   type ProbeResult,
 } from '../mcp/index.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../backoff.js';
+import { backoffDelay, type BackoffOptions } from '../backoff.js';
+import { sleep } from '../loop.js';
 import { HeldConnection, type HeldListingTrigger } from './held-connection.js';
 import { describeLoss, failedListing, listingResult } from './held-session-results.js';
 import type { Limiter } from './limiter.js';

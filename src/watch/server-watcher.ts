@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createTask, schedule, type ScheduledTask } from 'node-cron';
 import { alertPolicyOf } from '../alerts/alert-policy.js';
 import { changeHeadline } from '../alerts/alert-view.js';
@@ -12,8 +11,10 @@ import type { ServerRow } from '../db/schema.js';
 import type { DeliveryContext } from '../diff/index.js';
 import { canonicalListing } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
+import { sleep } from '../loop.js';
 import { clockTime } from '../log-pretty.js';
 import { probe, unresolvableReferences, type ProbeResult } from '../mcp/index.js';
+import type { ServiceEvents } from '../service-events.js';
 import { clearConfigProblem, noteConfigProblem } from './config-problems-repo.js';
 import { FailureStreak } from './failure-streak.js';
 import { HeldSession } from './held-session.js';
@@ -33,6 +34,8 @@ export interface WatcherDeps {
   opens?: Limiter;
   /** How long a probe that sees a new listing waits for the held session's notification. */
   graceMs: number;
+  /** Where the service reports observations, changes and held sessions (service-events.ts). */
+  events?: ServiceEvents;
 }
 
 /** Probes of servers sharing a schedule are spread over up to this much. */
@@ -104,8 +107,14 @@ export class ServerWatcher {
         },
         {
           onListing: (result, trigger, at) => this.onHeldListing(result, trigger, at),
-          onDown: (reason, at) =>
-            void this.safely('mark down', () => markDown(this.deps.db, this.server.id, at, reason)),
+          onDown: (reason, at) => {
+            this.deps.events?.emit('session-lost', {
+              serverId: this.server.id,
+              server: this.server.name,
+              reason,
+            });
+            void this.safely('mark down', () => markDown(this.deps.db, this.server.id, at, reason));
+          },
           onUp: (at) => void this.safely('mark up', () => markUp(this.deps.db, this.server.id, at)),
         },
       );
@@ -211,7 +220,7 @@ export class ServerWatcher {
     if (held.state !== 'up' || held.currentHash === null) return undefined;
     const seen = canonicalListing(result.tools).hash;
     if (seen === held.currentHash) return undefined;
-    await sleep(this.deps.graceMs, undefined, { signal: this.stopping.signal }).catch(() => {});
+    await sleep(this.deps.graceMs, this.stopping.signal);
     const advertisedByHeld = held.listChangedAdvertised ?? advertised;
     // A notification during the grace period (or just before the probe) means hosts were
     // told: the probe may record the change before the session's re-list does.
@@ -243,6 +252,7 @@ export class ServerWatcher {
         listChangedAdvertised: held.listChangedAdvertised,
       }),
     );
+    this.deps.events?.emit('session-held', { serverId: this.server.id, server: this.server.name });
   }
 
   private async record(
@@ -280,7 +290,35 @@ export class ServerWatcher {
         this.logFailure(trigger, result, startedAt);
       }
       if (result.ok) this.logRecovery();
+      this.emitRecorded(recorded, result, trigger);
       return recorded;
+    });
+  }
+
+  private emitRecorded(
+    recorded: RecordedObservation,
+    result: ProbeResult,
+    trigger: 'poll' | 'startup' | 'notification',
+  ): void {
+    const events = this.deps.events;
+    if (!events) return;
+    const server = { serverId: this.server.id, server: this.server.name };
+    const change = recorded.change;
+    if (change) {
+      events.emit('change-recorded', {
+        ...server,
+        changeId: change.row.id,
+        severity: change.row.severity,
+        findings: change.diff.findings.length,
+        trigger,
+      });
+    }
+    events.emit('observation-recorded', {
+      ...server,
+      trigger,
+      ok: result.ok,
+      listingHash: recorded.listing?.hash ?? null,
+      changeId: change?.row.id ?? null,
     });
   }
 

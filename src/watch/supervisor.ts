@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
+import { Loop } from '../loop.js';
+import type { ServiceEvents } from '../service-events.js';
 import { serversWithIds } from '../registry/servers-repo.js';
 import {
   claimLeases,
@@ -43,6 +44,8 @@ export interface SupervisorOptions {
    * with how many there were: serve compacts its heap after a mass start.
    */
   onSessionBurst?: (sessions: number) => void;
+  /** Where the watchers report what they record (service-events.ts). */
+  events?: ServiceEvents;
 }
 
 /**
@@ -64,8 +67,7 @@ export class Supervisor {
   private renewedDigest: string | undefined;
   /** soleWorker: the other workers' leftovers have been cleared. */
   private tookOver = false;
-  private readonly stopping = new AbortController();
-  private loop: Promise<void> | undefined;
+  private readonly loop: Loop;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -79,6 +81,16 @@ export class Supervisor {
       hostname: hostname(),
       pid: process.pid,
     };
+    this.loop = new Loop({
+      pass: async () => {
+        await this.tick();
+        return this.tickMs;
+      },
+      onError: (error) => {
+        this.options.logger.error({ err: error }, 'supervisor tick failed; retrying');
+        return this.tickMs;
+      },
+    });
   }
 
   /** Servers this worker watches now, by id. */
@@ -87,12 +99,11 @@ export class Supervisor {
   }
 
   start(): void {
-    this.loop ??= this.run();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.loop;
+    await this.loop.stop();
     await Promise.all([...this.watchers.values()].map((watcher) => watcher.stop()));
     this.watchers.clear();
     // Let go at once rather than after the lease time, so another worker takes over now.
@@ -101,23 +112,12 @@ export class Supervisor {
     );
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopping.signal.aborted) {
-      try {
-        await this.tick();
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'supervisor tick failed; retrying');
-      }
-      await sleep(this.tickMs, undefined, { signal: this.stopping.signal }).catch(() => {});
-    }
-  }
-
   private async tick(): Promise<void> {
     const { db } = this.options;
     await heartbeat(db, this.worker);
     if (this.options.soleWorker && !this.tookOver) await this.takeOver();
     const leased = await this.keepLeases();
-    if (this.stopping.signal.aborted) return;
+    if (this.loop.stopped) return;
     const version = new Map(leased.map((lease) => [lease.serverId, lease.updatedAt.getTime()]));
 
     const stale = [...this.watchers].filter(
@@ -128,13 +128,13 @@ export class Supervisor {
     await Promise.all(stale.map(([, watcher]) => watcher.stop()));
     // Whole registrations are read only for servers new to this worker or edited since.
     const toStart = leased.map((lease) => lease.serverId).filter((id) => !this.watchers.has(id));
-    if (toStart.length === 0 || this.stopping.signal.aborted) return this.maybePrune();
+    if (toStart.length === 0 || this.loop.stopped) return this.maybePrune();
     const rows = await serversWithIds(db, toStart);
     // Whatever an earlier watcher (maybe of a worker since gone) noted is for each new one to
     // say again: in one statement here, not one per server, for a start of thousands.
     await clearConfigProblems(db, toStart);
     for (const row of rows) {
-      if (this.stopping.signal.aborted) break;
+      if (this.loop.stopped) break;
       const watcher = new ServerWatcher(row, {
         db,
         config: this.options.config,
@@ -144,6 +144,7 @@ export class Supervisor {
         limiter: this.limiter,
         opens: this.opens,
         graceMs: 2_000,
+        events: this.options.events,
       });
       this.watchers.set(row.id, watcher);
       watcher.start();

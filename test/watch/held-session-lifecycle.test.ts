@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, sleep } from '../../src/backoff.js';
+import { backoffDelay } from '../../src/backoff.js';
+import { sleep } from '../../src/loop.js';
 import { HeldSession } from '../../src/watch/held-session.js';
 import type { ProbeResult } from '../../src/mcp/index.js';
 import { isAlive, pidFile, stdioFixture } from '../support/mcp-fixtures.js';
