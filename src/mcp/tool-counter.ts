@@ -50,7 +50,25 @@ export class ToolCounter {
 
   /** Reads more bytes of the message; returns the tool count so far. */
   feed(bytes: Uint8Array): number {
+    /** Where the next quote of this chunk is (-1: none), once searched for. */
+    let quoteAt = -2;
+    let backslashAt = -2;
     for (let i = 0; i < bytes.length; i++) {
+      if (this.inString && !this.escaped && this.text === null) {
+        // Inside a long string (a huge description): jump to its next quote or backslash
+        // with native searches rather than a byte at a time. The places found are kept for
+        // the chunk, so that no part of it is searched twice.
+        if (quoteAt < i) quoteAt = bytes.indexOf(QUOTE, i);
+        if (quoteAt === -1) {
+          // No quote in this chunk: only a backslash run at its very end carries over.
+          let run = 0;
+          while (run < bytes.length - i && bytes[bytes.length - 1 - run] === BACKSLASH) run++;
+          this.escaped = run % 2 === 1;
+          break;
+        }
+        if (backslashAt !== -1 && backslashAt < i) backslashAt = bytes.indexOf(BACKSLASH, i);
+        i = backslashAt === -1 ? quoteAt : Math.min(quoteAt, backslashAt);
+      }
       const byte = bytes[i]!;
       if (this.inString) {
         if (this.escaped) {

@@ -57,3 +57,14 @@ describe('ToolCounter', () => {
     expect(counter.count).toBe(1);
   });
 });
+
+describe('ToolCounter on long strings', () => {
+  it('reads escapes and quotes inside long strings, cut anywhere', () => {
+    const tools = [
+      { name: 'a', description: `${'x'.repeat(3000)}\\"],{[${'y'.repeat(40)}\\\\` },
+      { name: 'b', description: `"${'z'.repeat(100)}"` },
+      { name: 'c' },
+    ];
+    for (const size of [1, 2, 5, 100, 4096]) expect(countIn(answer(tools), size)).toBe(3);
+  });
+});
