@@ -1,36 +1,49 @@
-// Hostile servers next to healthy ones: a real `mcp-drift serve`
-// probing 10 healthy Streamable HTTP servers every 3 s, once alone (the baseline) and once
-// beside a server flooding notifications/tools/list_changed (20,000 a second), one
-// answering tools/list with a 200 MB page, and one whose cursor never ends. Prints how late
-// the healthy probes were, how /healthz answered, and serve's peak memory, both runs side
-// by side. Run alone with `npm run bench -- hostile`.
+// Hostile servers next to a healthy one: a real `mcp-drift serve` probing a healthy
+// Streamable HTTP server every 3 s, once alone (the baseline) and once beside the full
+// hostile set of docs/watch-service.md (every kind, real processes on loopback, all probed
+// every 3 s too): a repeating cursor, an endless cursor, 100,000 tools (stdio and HTTP),
+// garbage on stdout, a server that never answers, one that hangs on tools/list, a 10,000/s
+// list_changed flood, a nameless tool, duplicate names, HTML instead of JSON, a stdio server
+// that exits at once, names with ANSI/CR/LF/10 KB, a server quoting back the secret it was
+// sent, a 401 after the handshake, and a 200 MB page. Prints how late the healthy probes
+// were, how /healthz answered, serve's peak memory, and the time of `history NAME` and
+// `server show NAME` run against serve's database, both runs side by side, with the load
+// average at start and end (the machine may be shared). Run alone with
+// `npm run bench -- hostile`.
 //
 // Settings (environment): BENCH_HOSTILE_DB=pglite|postgres (default pglite),
-// BENCH_HOSTILE_SECONDS (60: the measured window of each run), BENCH_HOSTILE_SERVE_NODE_ARGS
+// BENCH_HOSTILE_SECONDS (60: the measured window of each run), BENCH_HOSTILE_HEALTHY (1),
+// BENCH_HOSTILE_SERVE_NODE_ARGS
 // (node flags for serve, space-separated, e.g. --trace-gc), BENCH_HOSTILE_KEEP_LOG (a directory: serve's
 // logs are copied there as serve-alone.log and serve-hostile.log).
+import { spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import { observations, servers } from '../src/db/schema.js';
-import { startHttpFixture, type HttpFixture } from '../test/support/mcp-fixtures.js';
+import { startHostileSet, type ServerValues } from './hostile-set.js';
 import { FixtureServers } from './watch-fixtures.js';
 import {
   BenchDatabase,
   buildIfStale,
+  CLI,
   memoryOf,
   postgresReachable,
   ServeProcess,
   type Backend,
 } from './watch-monitor.js';
 
-const HEALTHY = 10;
+const HEALTHY = Number(process.env.BENCH_HOSTILE_HEALTHY ?? 1);
 const PERIOD_MS = 3_000;
 const EVERY_3S = '*/3 * * * * *';
 /** The hostile-load targets (docs/watch-service.md). */
 const TARGET_GAP_MS = 6_000;
-const TARGET_HEALTHZ_MS = 100;
+const TARGET_HEALTHZ_MS = 500;
+/** history and server show through serve, beside their time with the healthy servers alone. */
+const TARGET_CLI_RATIO = 2;
+const CLI_RUNS = 5;
 const TARGET_PEAK_MB = 400;
 const HEALTHZ_EVERY_MS = 100;
 
@@ -47,6 +60,40 @@ interface RunFigures {
   peakRssBytes: number;
   maxSampledRssBytes: number;
   hostileErrors: Record<string, number>;
+  /** Wall times (ms) of each CLI command, CLI_RUNS runs each. */
+  cli: Record<string, number[]>;
+}
+
+/** The CLI commands timed against serve's database, with the first healthy server's name. */
+function cliCommands(name: string): Record<string, string[]> {
+  return { 'history NAME': ['history', name], 'server show NAME': ['server', 'show', name] };
+}
+
+/** Wall time of each command, run CLI_RUNS times against serve's database (its socket). */
+function timeCli(database: BenchDatabase, name: string): Record<string, number[]> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? database.home,
+    MCP_DRIFT_HOME: database.home,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+  };
+  const times: Record<string, number[]> = {};
+  for (const [label, args] of Object.entries(cliCommands(name))) {
+    times[label] = [];
+    for (let run = 0; run < CLI_RUNS; run++) {
+      const started = performance.now();
+      const result = spawnSync(process.execPath, [CLI, ...args], {
+        cwd: database.home,
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      if (result.status !== 0)
+        throw new Error(`mcp-drift ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+      times[label].push(performance.now() - started);
+    }
+  }
+  return times;
 }
 
 function percentile(values: number[], p: number): number {
@@ -54,26 +101,14 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-async function startHostile(): Promise<Record<string, HttpFixture>> {
-  const script = 'hostile-server.mjs';
-  const [flood, page, cursor] = await Promise.all([
-    startHttpFixture(script, ['--mode', 'flood', '--rate', '20000']),
-    startHttpFixture(script, ['--mode', 'huge-page', '--page-bytes', String(200 * 1024 * 1024)]),
-    startHttpFixture(script, ['--mode', 'endless-pages']),
-  ]);
-  return { flood: flood!, 'page-200MB': page!, 'endless-cursor': cursor! };
-}
-
 async function runOnce(
   backend: Backend,
   healthy: string[],
-  hostile: Record<string, HttpFixture> | null,
+  hostile: ServerValues[] | null,
   seconds: number,
 ): Promise<RunFigures> {
-  const hostileUrls = hostile
-    ? Object.values(hostile).map((fixture) => `${fixture.baseUrl}/mcp`)
-    : [];
-  const database = await BenchDatabase.create(backend, [...healthy, ...hostileUrls]);
+  const database = await BenchDatabase.create(backend, healthy);
+  if (hostile) await database.addServers(hostile);
   let serve: ServeProcess | undefined;
   try {
     const nodeArgs = (process.env.BENCH_HOSTILE_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -84,9 +119,7 @@ async function runOnce(
     await db.update(servers).set({ schedule: EVERY_3S, enabled: true });
     const rows = await database.serverRows();
     const healthyIds = rows.slice(0, HEALTHY).map((row) => row.id);
-    const hostileIds = new Map(
-      rows.slice(HEALTHY).map((row, i) => [row.id, Object.keys(hostile ?? {})[i]!]),
-    );
+    const hostileIds = new Map(rows.slice(HEALTHY).map((row) => [row.id, row.name]));
     const url = await healthzUrl(running);
 
     // Warm-up: every healthy server probed once.
@@ -150,6 +183,9 @@ async function runOnce(
     })();
     await Promise.all([polling, sampling, watching]);
     const to = new Date();
+    // The hostile servers are still being probed while the CLI runs.
+    const cli = timeCli(database, rows[0]!.name);
+    maxSampledRssBytes = Math.max(maxSampledRssBytes, memoryOf(running.pid).rss);
     const peakRssBytes = memoryOf(running.pid).peak;
 
     const probes = [...seenProbes.values()].sort(
@@ -204,6 +240,7 @@ async function runOnce(
       peakRssBytes,
       maxSampledRssBytes,
       hostileErrors,
+      cli,
     };
   } finally {
     await database.close().catch(() => {});
@@ -279,14 +316,14 @@ function print(baseline: RunFigures, hostile: RunFigures): void {
       '',
     ],
     [
-      '/healthz latency, max',
+      '/healthz latency, max (longest)',
       ms(Math.max(...baseline.healthz)),
       ms(Math.max(...hostile.healthz)),
       ratio(Math.max(...hostile.healthz), Math.max(...baseline.healthz)),
       `≤ ${ms(TARGET_HEALTHZ_MS)}`,
     ],
     [
-      '  requests over 100 ms',
+      '  requests over 500 ms',
       String(baseline.healthz.filter((value) => value > TARGET_HEALTHZ_MS).length),
       String(hostile.healthz.filter((value) => value > TARGET_HEALTHZ_MS).length),
       '',
@@ -314,6 +351,24 @@ function print(baseline: RunFigures, hostile: RunFigures): void {
       '',
     ],
   ];
+  for (const label of Object.keys(baseline.cli)) {
+    const alone = percentile(baseline.cli[label]!, 50);
+    const withHostile = percentile(hostile.cli[label]!, 50);
+    rows.push([
+      `${label}, median of ${CLI_RUNS}`,
+      ms(alone),
+      ms(withHostile),
+      ratio(withHostile, alone),
+      `≤ ${TARGET_CLI_RATIO} ×`,
+    ]);
+    rows.push([
+      `  max`,
+      ms(Math.max(...baseline.cli[label]!)),
+      ms(Math.max(...hostile.cli[label]!)),
+      ratio(Math.max(...hostile.cli[label]!), Math.max(...baseline.cli[label]!)),
+      '',
+    ]);
+  }
   const head: [string, string, string, string, string] = [
     'figure',
     'alone',
@@ -340,6 +395,7 @@ export async function runHostileBench(): Promise<void> {
     throw new Error('PostgreSQL does not answer');
   const backend: Backend = wanted;
   const seconds = Number(process.env.BENCH_HOSTILE_SECONDS ?? 60);
+  const loadAtStart = loadavg();
   const healthy = await FixtureServers.start({
     servers: HEALTHY,
     processes: 1,
@@ -347,18 +403,23 @@ export async function runHostileBench(): Promise<void> {
     kind: 'server',
     timeoutMs: 30_000,
   });
-  const hostile = await startHostile();
+  const hostile = await startHostileSet();
   try {
     console.log(
-      `  ${HEALTHY} healthy servers probed every 3 s, ${seconds} s measured per run, on ${backend}`,
+      `  ${HEALTHY} healthy server(s) beside ${hostile.rows.length} hostile ones, all probed every 3 s, ${seconds} s measured per run, on ${backend}`,
     );
     const baseline = await runOnce(backend, healthy.urls, null, seconds);
-    const withHostile = await runOnce(backend, healthy.urls, hostile, seconds);
+    const withHostile = await runOnce(backend, healthy.urls, hostile.rows, seconds);
     print(baseline, withHostile);
   } finally {
-    await Promise.all(Object.values(hostile).map((fixture) => fixture.stop()));
+    await hostile.stop();
     await healthy.stop();
   }
+  const loadAtEnd = loadavg();
+  const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+  console.log(
+    `  load average (1/5/15 min) at start ${load(loadAtStart)}, at end ${load(loadAtEnd)} on ${availableParallelism()} cores: the machine may be shared, so the figures carry its load`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runHostileBench();

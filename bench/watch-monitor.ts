@@ -27,7 +27,7 @@ import { stopChild, track } from './watch-fixtures.js';
 export type Backend = 'pglite' | 'postgres';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+export const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
 export const POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A schedule that does not fire during a run: probes are driven by the bench. */
@@ -152,6 +152,22 @@ export class BenchDatabase {
       throw error;
     }
     return bench;
+  }
+
+  /** Registers more servers, disabled and on the quiet schedule, like the ones of create. */
+  async addServers(rows: Array<Omit<typeof servers.$inferInsert, 'schedule' | 'enabled'>>) {
+    const reopened = !this.handle;
+    if (reopened) this.handle = await openDatabase({ databaseUrl: this.url, home: this.home });
+    try {
+      await this.db
+        .insert(servers)
+        .values(rows.map((row) => ({ ...row, schedule: QUIET_SCHEDULE, enabled: false })));
+    } finally {
+      if (reopened && this.backend === 'pglite') {
+        await this.handle?.close();
+        this.handle = undefined;
+      }
+    }
   }
 
   /** PGlite: once serve owns the database, this process reaches it through serve's socket. */

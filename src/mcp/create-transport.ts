@@ -30,6 +30,8 @@ export interface CreatedTransport {
 export interface TransportSettings {
   environment: EnvironmentMap;
   maxMessageBytes: number;
+  /** One tools/list page with more tools than this drops the connection before parsing. */
+  maxTools?: number;
   closeGraceMs: number;
   /**
    * Change notifications taken off the wire before the SDK parses them (see http-guard.ts
@@ -58,6 +60,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
       env,
       cwd: spec.cwd,
       maxMessageBytes: settings.maxMessageBytes,
+      maxTools: settings.maxTools,
       closeGraceMs: settings.closeGraceMs,
       onToolsListChanged: settings.onToolsListChanged,
     });
@@ -85,6 +88,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
   let transport: Transport | undefined;
   const http = new HttpGuard({
     maxMessageBytes: settings.maxMessageBytes,
+    maxTools: settings.maxTools,
     onToolsListChanged: settings.onToolsListChanged,
     // As over stdio: nothing after a message that broke the cap can be trusted.
     onFatal: () => void transport?.close().catch(() => {}),

@@ -14,9 +14,16 @@
  * remembered: resuming after a drop may replay change notifications, which cost as little.)
  */
 
+import { ToolCounter, toolCapAnswer, toolCapReason } from './tool-counter.js';
+
 export interface HttpGuardOptions {
   /** One JSON body, or one SSE event, larger than this drops the connection. */
   maxMessageBytes: number;
+  /**
+   * A tools/list answer (one JSON body, or one SSE event) with more tools than this drops
+   * the connection, counted in the raw bytes before anything is parsed.
+   */
+  maxTools?: number;
   /** Each `notifications/tools/list_changed` seen on an SSE stream, which is then dropped. */
   onToolsListChanged?: () => void;
   /** Called once, with the reason, when a response broke the cap. */
@@ -64,9 +71,10 @@ export class HttpGuard {
       );
     }
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const listing = listingRequestId(init?.body);
     const guarded = filtered(
       body,
-      type === 'text/event-stream' ? this.eventStream() : this.counted(),
+      type === 'text/event-stream' ? this.eventStream() : this.counted(listing),
     );
     return new Response(guarded, {
       status: response.status,
@@ -89,14 +97,46 @@ export class HttpGuard {
     );
   }
 
-  /** A whole body, counted as it streams in. */
-  private counted(): ChunkFilter {
+  /** Over SSE, where part of the event has passed on already, the connection is dropped. */
+  private tooManyTools(): MessageTooLargeError {
+    return this.fail(toolCapReason(this.options.maxTools ?? 0));
+  }
+
+  /**
+   * A whole body, counted as it streams in. The answer to a tools/list request is held
+   * (the SDK reads a JSON body whole before parsing it anyway) while its tools are counted:
+   * past the tool cap, the rest is not read and the SDK is handed a JSON-RPC error for
+   * that request instead, so the listing fails and the session stays up, as for a cap
+   * that list-tools.ts finds.
+   */
+  private counted(listingId: string | number | undefined): ChunkFilter {
     let bytes = 0;
+    const maxTools = this.options.maxTools;
+    if (listingId === undefined || maxTools === undefined) {
+      return {
+        transform: (chunk, enqueue) => {
+          bytes += chunk.byteLength;
+          if (bytes > this.options.maxMessageBytes) throw this.tooLarge('a message');
+          enqueue(chunk);
+        },
+      };
+    }
+    const tools = new ToolCounter();
+    let held: Uint8Array[] = [];
     return {
-      transform: (chunk, enqueue) => {
+      transform: (chunk, _enqueue, end) => {
         bytes += chunk.byteLength;
         if (bytes > this.options.maxMessageBytes) throw this.tooLarge('a message');
-        enqueue(chunk);
+        if (tools.feed(chunk) > maxTools) {
+          held = [];
+          end(Buffer.from(JSON.stringify(toolCapAnswer(listingId, maxTools))));
+          return;
+        }
+        held.push(chunk);
+      },
+      flush: (enqueue) => {
+        for (const piece of held) enqueue(piece);
+        held = [];
       },
     };
   }
@@ -115,8 +155,11 @@ export class HttpGuard {
     let eventBytes = 0;
     let lineEmpty = true;
     let afterCR = false;
+    const tools = new ToolCounter();
+    const maxTools = this.options.maxTools ?? Infinity;
 
     const endEvent = (enqueue: Enqueue) => {
+      tools.reset();
       if (!passing && this.isListChanged(held, heldBytes)) {
         this.options.onToolsListChanged?.();
       } else {
@@ -129,6 +172,7 @@ export class HttpGuard {
     };
     const keep = (piece: Uint8Array, enqueue: Enqueue) => {
       if (piece.byteLength === 0) return;
+      if (tools.feed(piece) > maxTools) throw this.tooManyTools();
       if (passing) {
         enqueue(piece);
         return;
@@ -199,11 +243,31 @@ export class HttpGuard {
 }
 
 type Enqueue = (piece: Uint8Array) => void;
+/** Ends the body with `last` instead of the rest, which is not read. */
+type End = (last: Uint8Array) => void;
 
-/** What a guard does to a body, chunk by chunk: passes pieces on, or throws to end it. */
+/**
+ * What a guard does to a body, chunk by chunk: passes pieces on, throws to end it, or
+ * ends it early with something else.
+ */
 interface ChunkFilter {
-  transform(chunk: Uint8Array, enqueue: Enqueue): void;
+  transform(chunk: Uint8Array, enqueue: Enqueue, end: End): void;
   flush?(enqueue: Enqueue): void;
+}
+
+/** The id of a tools/list request body the SDK posts, so that its answer is counted. */
+function listingRequestId(body: unknown): string | number | undefined {
+  if (typeof body !== 'string' || body.length > 64 * 1024 || !body.includes('tools/list')) {
+    return undefined;
+  }
+  try {
+    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
+    const id = message.id;
+    const usable = typeof id === 'string' || typeof id === 'number';
+    return message.method === 'tools/list' && usable ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -225,6 +289,11 @@ function filtered(
           enqueued = true;
           controller.enqueue(piece);
         };
+        let ended = false;
+        const end = (last: Uint8Array) => {
+          ended = true;
+          controller.enqueue(last);
+        };
         try {
           // A chunk may pass nothing on (a notification taken off the stream, the start of
           // an event): read on until something did, since pull is not called again before.
@@ -235,7 +304,12 @@ function filtered(
               controller.close();
               return;
             }
-            filter.transform(value, enqueue);
+            filter.transform(value, enqueue, end);
+            if (ended) {
+              controller.close();
+              void reader.cancel().catch(() => {});
+              return;
+            }
           }
         } catch (error) {
           controller.error(error);

@@ -4,6 +4,7 @@ import { DriftError, isDriftError } from '../errors.js';
 import type { RawTool } from '../listings/canonical.js';
 import { validateTools } from '../listings/validate.js';
 import { toDriftError, type FailureContext } from './describe-failure.js';
+import { TOOL_CAP_ERROR_CODE, toolCapReason } from './tool-counter.js';
 
 /** Bounds on one listing. Hitting any of them fails the listing; it is never truncated. */
 export interface ListingCaps {
@@ -89,6 +90,10 @@ export async function listAllTools(
       );
     } catch (error) {
       if (isDriftError(error)) throw error;
+      // The transport counted the page's tools before parsing it (tool-counter.ts).
+      if (isPlainObject(error) && error['code'] === TOOL_CAP_ERROR_CODE) {
+        throw fail(toolCapReason(caps.maxTools));
+      }
       // A server that exits on tools/list: its exit status and stderr say why.
       await options.failure?.stdio?.settleExit(2_000);
       throw toDriftError(error, {

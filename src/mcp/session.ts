@@ -152,6 +152,7 @@ async function connectInEra(
     environment: options.env,
     // One page can be at most the whole listing, plus the JSON-RPC envelope.
     maxMessageBytes: caps.maxBytes + 64 * 1024,
+    maxTools: caps.maxTools,
     closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
     onToolsListChanged,
   });

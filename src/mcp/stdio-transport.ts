@@ -8,6 +8,7 @@ import {
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { isListChangedMessage } from './http-guard.js';
 import { TextTail } from './text-tail.js';
+import { ToolCounter, toolCapAnswer, toolCapReason } from './tool-counter.js';
 
 export interface StdioTransportOptions {
   command: string;
@@ -17,6 +18,11 @@ export interface StdioTransportOptions {
   cwd?: string;
   /** A single line larger than this drops the connection: the size cap bounds a whole listing. */
   maxMessageBytes: number;
+  /**
+   * A line that is a tools/list answer with more tools than this drops the connection,
+   * counted in its raw bytes as they arrive, before the line is parsed.
+   */
+  maxTools?: number;
   /** How long a child gets to exit after its stdin closes before it is signalled. */
   closeGraceMs: number;
   /**
@@ -63,6 +69,12 @@ export class StdioTransport implements Transport {
   private closeReported = false;
   private partial: Buffer[] = [];
   private partialBytes = 0;
+  /** The tools of the line being read, counted as its bytes arrive. */
+  private readonly tools = new ToolCounter();
+  /** The id of the latest tools/list request: the one a line over the tool cap answers. */
+  private listingId: string | number | undefined;
+  /** The rest of the current line is skipped: it was over the tool cap. */
+  private skipping = false;
   /** Set when the child broke the framing so badly that the connection was dropped. */
   private fatal: string | undefined;
   private readonly stderrTail = new TextTail(STDERR_TAIL_CHARS);
@@ -129,6 +141,9 @@ export class StdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || this.closing) throw new Error('server process is not running');
+    if ('method' in message && message.method === 'tools/list' && 'id' in message) {
+      this.listingId = message.id;
+    }
     await new Promise<void>((resolve, reject) => {
       stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
     });
@@ -183,6 +198,14 @@ export class StdioTransport implements Transport {
       const newline = chunk.indexOf(0x0a, start);
       if (newline === -1) break;
       const piece = chunk.subarray(start, newline);
+      const skipped = this.skipping || this.tooManyTools(piece);
+      this.tools.reset();
+      this.skipping = false;
+      if (this.fatal) return;
+      if (skipped) {
+        start = newline + 1;
+        continue;
+      }
       const line = this.partial.length > 0 ? Buffer.concat([...this.partial, piece]) : piece;
       this.partial = [];
       this.partialBytes = 0;
@@ -191,6 +214,10 @@ export class StdioTransport implements Transport {
     }
     if (start >= chunk.length) return;
     const rest = chunk.subarray(start);
+    if (this.skipping || this.tooManyTools(rest)) {
+      this.skipping = !this.fatal;
+      return;
+    }
     this.partialBytes += rest.length;
     this.partial.push(rest);
     if (this.partialBytes > this.options.maxMessageBytes) {
@@ -201,6 +228,29 @@ export class StdioTransport implements Transport {
       this.onerror?.(new Error(this.fatal));
       void this.close();
     }
+  }
+
+  /**
+   * Counts the tools in more bytes of the current line. Past the cap, the line is dropped
+   * unparsed and the SDK is handed a JSON-RPC error for the tools/list request instead, so
+   * the listing fails and the session stays up (or, with no such request, the connection
+   * is dropped).
+   */
+  private tooManyTools(bytes: Uint8Array): boolean {
+    const cap = this.options.maxTools;
+    if (cap === undefined || this.tools.feed(bytes) <= cap) return false;
+    this.partial = [];
+    this.partialBytes = 0;
+    const id = this.listingId;
+    this.listingId = undefined;
+    if (id === undefined) {
+      this.fatal = toolCapReason(cap);
+      this.onerror?.(new Error(this.fatal));
+      void this.close();
+    } else {
+      this.onmessage?.(toolCapAnswer(id, cap));
+    }
+    return true;
   }
 
   private handleLine(line: string): void {

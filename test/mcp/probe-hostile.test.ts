@@ -58,7 +58,8 @@ const cases: Case[] = [
   {
     mode: 'many-tools',
     code: 'REMOTE_PROTOCOL',
-    reason: `${target('many-tools')}: the listing has more than 20 tools (50 by page 1; tool cap maxTools=20)`,
+    // Counted in the raw line before it is parsed.
+    reason: `${target('many-tools')}: the server sent a tools/list page with more than 20 tools (tool cap maxTools=20), counted before it was parsed`,
     spawns: 1,
     connected: true,
   },

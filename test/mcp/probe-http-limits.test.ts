@@ -34,6 +34,8 @@ beforeAll(async () => {
     start('endless', ['--mode', 'huge-page', '--page-bytes', '0']),
     start('endlessEvent', ['--mode', 'huge-page', '--page-bytes', '0', '--sse']),
     start('echo', ['--mode', 'echo-auth']),
+    start('manyTools', ['--mode', 'many-tools', '--tools', '50000']),
+    start('capTools', ['--mode', 'many-tools', '--tools', '20']),
     start('legacy', ['--mode', 'legacy-sse']),
   ]);
 });
@@ -67,6 +69,23 @@ describe('HTTP responses are bounded while they stream in', () => {
       code: 'REMOTE_PROTOCOL',
       reason: `listing tools (page 1) from ${target('endlessEvent')}: the server sent an event larger than ${MESSAGE_CAP} bytes, more than the listing size cap allows`,
     });
+  });
+});
+
+describe('the tool cap applies before a page is parsed', () => {
+  it('refuses a 50,000-tool page after reading past its 20th tool, under the byte cap', async () => {
+    const result = await probe(spec('manyTools'), { ...options, caps: { maxTools: 20 } });
+    // The transport's reason (not list-tools' "the listing has more than"): counted in the
+    // raw bytes, the page never parsed.
+    expect(failure(result)).toEqual({
+      code: 'REMOTE_PROTOCOL',
+      reason: `${target('manyTools')}: the server sent a tools/list page with more than 20 tools (tool cap maxTools=20), counted before it was parsed`,
+    });
+  });
+
+  it('lists a page of exactly the cap', async () => {
+    const result = await probe(spec('capTools'), { ...options, caps: { maxTools: 20 } });
+    expect(result.ok && result.tools.length).toBe(20);
   });
 });
 
