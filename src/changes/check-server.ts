@@ -4,7 +4,7 @@ import type { Database } from '../db/client.js';
 import { findingJson } from '../diff/finding-json.js';
 import { diffListings, type ChangeSeverity, type DiffResult, type Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
-import { getBaseline, loadListingTools, serverVersionOf } from '../listings/listings-repo.js';
+import { getBaseline, loadListing, serverVersionOf } from '../listings/listings-repo.js';
 import type { Logger } from '../log.js';
 import { getServer } from '../registry/servers-repo.js';
 import { otherServersTools } from './changes-repo.js';
@@ -78,7 +78,7 @@ export async function checkServer(
   const diff: DiffResult =
     recorded.change?.row.fromHash === null
       ? recorded.change.diff
-      : diffListings(await loadListingTools(db, baseline.listingHash), recorded.listing.tools, {
+      : diffListings(await loadListing(db, baseline.listingHash), recorded.listing, {
           trust: server.trust,
           server: server.name,
           otherServerTools: await otherServersTools(db, server.id),
