@@ -5,6 +5,8 @@ import { findingJson } from '../diff/finding-json.js';
 import { diffListings, type ChangeSeverity, type DiffResult, type Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import { getBaseline, loadListing, serverVersionOf } from '../listings/listings-repo.js';
+import { surfaceSummary, type SurfaceSummary } from '../listings/presentation.js';
+import type { Surface } from '../vocabulary/surfaces.js';
 import type { Logger } from '../log.js';
 import { getServer } from '../registry/servers-repo.js';
 import { otherServersTools } from './changes-repo.js';
@@ -22,6 +24,8 @@ export interface CheckReport {
     pages: number | null;
     listingHash: string | null;
     toolCount: number;
+    /** Each surface's hash and count; null when the server does not advertise it. */
+    surfaces: Record<Surface, SurfaceSummary>;
   };
   baseline: {
     hash: string;
@@ -97,6 +101,7 @@ export async function checkServer(
       pages: observation.pages,
       listingHash: observation.listingHash,
       toolCount: recorded.listing.tools.length,
+      surfaces: surfaceSummary(recorded.listing),
     },
     baseline: {
       hash: baseline.listingHash,

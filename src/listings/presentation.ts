@@ -1,7 +1,13 @@
 import { DriftError } from '../errors.js';
 import { isObject } from '../is-object.js';
-import { ITEM_SURFACES, type ItemSurface } from '../vocabulary/surfaces.js';
-import { NO_EXTRAS, type Extras, type RawItem, type RawTool } from './canonical.js';
+import { ITEM_SURFACES, type ItemSurface, type Surface } from '../vocabulary/surfaces.js';
+import {
+  NO_EXTRAS,
+  type CanonicalListing,
+  type Extras,
+  type RawItem,
+  type RawTool,
+} from './canonical.js';
 
 export { NO_EXTRAS, hasExtras, type Extras, type RawItem } from './canonical.js';
 
@@ -123,4 +129,25 @@ export function presentationDocument(presentation: Presentation): Record<string,
   }
   if (presentation.instructions !== null) doc['instructions'] = presentation.instructions;
   return doc;
+}
+
+/** One surface of a listing as `check --json` and the history show it; null when absent. */
+export type SurfaceSummary = { hash: string; count: number | null } | null;
+
+/**
+ * Each surface's hash and item count (instructions: count null); absent surfaces are null.
+ * `tools` is always present.
+ */
+export function surfaceSummary(listing: CanonicalListing): Record<Surface, SurfaceSummary> {
+  const at = (surface: Surface, count: number | null): SurfaceSummary => {
+    const hash = listing.surfaceHashes[surface];
+    return hash === undefined ? null : { hash, count };
+  };
+  return {
+    tools: at('tools', listing.tools.length),
+    prompts: at('prompts', listing.extras.prompts?.length ?? null),
+    resources: at('resources', listing.extras.resources?.length ?? null),
+    resourceTemplates: at('resourceTemplates', listing.extras.resourceTemplates?.length ?? null),
+    instructions: at('instructions', null),
+  };
 }
