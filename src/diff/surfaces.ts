@@ -4,6 +4,8 @@ import { ITEM_SURFACES, type ItemSurface } from '../vocabulary/surfaces.js';
 import { baseSeverity, type FindingKind } from './catalogue.js';
 import { instructionsDrafts, type Draft, type ToolCheckOptions } from './compare-tool.js';
 import { toolContentDrafts } from './content-checks.js';
+import { fieldPath } from './sarif.js';
+import type { Finding } from './types.js';
 
 /** The drafts about one item of a surface (`subject` names it), or about the instructions (null). */
 export interface SurfaceDrafts {
@@ -38,16 +40,15 @@ export function itemSubject(surface: ItemSurface, key: string): string {
   return `${SUBJECT_PREFIX[surface]}${key}`;
 }
 
-/** The surface and key a subject names, or null for a tool name. */
-export function surfaceOfSubject(
-  subject: string,
-  extras: Extras,
-): { surface: ItemSurface; key: string } | null {
+/**
+ * The surface and key a finding subject names, or null for a tool name. A tool whose name
+ * starts like a subject (`prompt:…`) is told apart by the findings' kinds, not here: this
+ * only serves to locate a finding in a file.
+ */
+export function surfaceOfSubject(subject: string): { surface: ItemSurface; key: string } | null {
   for (const surface of ITEM_SURFACES) {
     const prefix = SUBJECT_PREFIX[surface];
-    if (!subject.startsWith(prefix)) continue;
-    const key = subject.slice(prefix.length);
-    if (extras[surface]?.some((item) => item[ITEM_KEY[surface]] === key)) return { surface, key };
+    if (subject.startsWith(prefix)) return { surface, key: subject.slice(prefix.length) };
   }
   return null;
 }
@@ -221,4 +222,24 @@ export function surfaceDrafts(
     }
   }
   return out;
+}
+
+/**
+ * Where a surface finding's value is in a presentation document (`["prompts", 0,
+ * "arguments", 0, "description"]`, `["instructions"]`); null for a tool's finding or a
+ * change-level one; `[surface]` for an item `extras` does not hold. `extras` is the side that holds the item (the after side, or the
+ * before side for a removal), in the document's own order.
+ */
+export function surfacePath(finding: Finding, extras: Extras): (string | number)[] | null {
+  if (finding.tool === null) {
+    return finding.field === 'instructions' && extras.instructions !== null
+      ? ['instructions']
+      : null;
+  }
+  const named = surfaceOfSubject(finding.tool);
+  if (named === null) return null;
+  const key = ITEM_KEY[named.surface];
+  const index = extras[named.surface]?.findIndex((item) => item[key] === named.key) ?? -1;
+  // An item this side does not hold: at its surface, as a tool not in a file is at its tools.
+  return index === -1 ? [named.surface] : [named.surface, index, ...fieldPath(finding)];
 }

@@ -86,6 +86,11 @@ export function presentationFromDocument(doc: unknown, what = 'the document'): P
     );
   }
   const tools = validateTools(doc['tools'], `"tools" in ${what}`);
+  return { tools, ...extrasFromDocument(doc, what) };
+}
+
+/** The surfaces besides tools of a presentation document; a key left out is absent. */
+export function extrasFromDocument(doc: Record<string, unknown>, what: string): Extras {
   const extras: Extras = { ...NO_EXTRAS };
   for (const surface of ITEM_SURFACES) {
     const value = doc[surface];
@@ -99,7 +104,7 @@ export function presentationFromDocument(doc: unknown, what = 'the document'): P
     }
     extras.instructions = instructions;
   }
-  return { tools, ...extras };
+  return extras;
 }
 
 /**
