@@ -4,7 +4,9 @@ import type { Database } from '../db/client.js';
 import { findingJson } from '../diff/finding-json.js';
 import { diffListings, type ChangeSeverity, type DiffResult, type Finding } from '../diff/index.js';
 import { DriftError } from '../errors.js';
-import { getBaseline, loadListingTools, serverVersionOf } from '../listings/listings-repo.js';
+import { getBaseline, loadListing, serverVersionOf } from '../listings/listings-repo.js';
+import { surfaceSummary, type SurfaceSummary } from '../listings/presentation.js';
+import type { Surface } from '../vocabulary/surfaces.js';
 import type { Logger } from '../log.js';
 import { getServer } from '../registry/servers-repo.js';
 import { otherServersTools } from './changes-repo.js';
@@ -22,6 +24,8 @@ export interface CheckReport {
     pages: number | null;
     listingHash: string | null;
     toolCount: number;
+    /** Each surface's hash and count; null when the server does not advertise it. */
+    surfaces: Record<Surface, SurfaceSummary>;
   };
   baseline: {
     hash: string;
@@ -78,7 +82,7 @@ export async function checkServer(
   const diff: DiffResult =
     recorded.change?.row.fromHash === null
       ? recorded.change.diff
-      : diffListings(await loadListingTools(db, baseline.listingHash), recorded.listing.tools, {
+      : diffListings(await loadListing(db, baseline.listingHash), recorded.listing, {
           trust: server.trust,
           server: server.name,
           otherServerTools: await otherServersTools(db, server.id),
@@ -97,6 +101,7 @@ export async function checkServer(
       pages: observation.pages,
       listingHash: observation.listingHash,
       toolCount: recorded.listing.tools.length,
+      surfaces: surfaceSummary(recorded.listing),
     },
     baseline: {
       hash: baseline.listingHash,

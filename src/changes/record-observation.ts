@@ -8,12 +8,12 @@ import {
   type DeliveryContext,
   type DiffResult,
 } from '../diff/index.js';
-import { canonicalListing, type CanonicalListing } from '../listings/canonical.js';
+import { canonicalListing, extrasOf, type CanonicalListing } from '../listings/canonical.js';
 import {
   insertObservation,
   listingSpan,
   listingsByHash,
-  loadListingTools,
+  loadListing,
   serverVersionOf,
   setBaseline,
   storeListing,
@@ -88,7 +88,9 @@ export async function recordObservation(
   db: Database,
   input: ObservationInput,
 ): Promise<RecordedObservation> {
-  const listing = input.result.ok ? canonicalListing(input.result.tools) : null;
+  const listing = input.result.ok
+    ? canonicalListing(input.result.tools, extrasOf(input.result))
+    : null;
   if (listing) {
     const observation = await sightingsOf(db).submit(observationValues(input, listing));
     if (observation) {
@@ -165,7 +167,7 @@ async function recordIn(
     if (diff.findings.length === 0) return recorded;
   } else {
     const [oldTools, span, oldVersion, history] = [
-      await loadListingTools(db, oldHash),
+      await loadListing(db, oldHash),
       await listingSpan(db, server.id, oldHash),
       await serverVersionOf(db, server.id, oldHash),
       await recentHistory(db, server.id, input.startedAt),

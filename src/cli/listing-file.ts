@@ -3,11 +3,15 @@ import { diffListings, type DiffResult } from '../diff/index.js';
 import type { TrustLevel } from '../diff/types.js';
 import { DriftError } from '../errors.js';
 import { JsonSyntaxError, parseJsonSource, type JsonSource } from '../json-source.js';
-import type { RawTool } from '../listings/canonical.js';
-import { toolsFromDocument } from '../listings/validate.js';
+import type { Extras, RawTool } from '../listings/canonical.js';
+import { presentationFromDocument, type Presentation } from '../listings/presentation.js';
 
-/** A listing saved as a file: a tools/list result (`{"tools":[…]}`) or an array of tools. */
-export async function readListingFile(path: string): Promise<RawTool[]> {
+/**
+ * A listing saved as a file: a whole presentation (`{"tools":[…],"prompts":[…],
+ * "resources":[…],"resourceTemplates":[…],"instructions":"…"}`), a tools/list result
+ * (`{"tools":[…]}`) or an array of tools. Surfaces left out are absent.
+ */
+export async function readListingFile(path: string): Promise<Presentation> {
   const text = await readInputFile(path);
   let doc: unknown;
   try {
@@ -15,7 +19,7 @@ export async function readListingFile(path: string): Promise<RawTool[]> {
   } catch (error) {
     throw new DriftError('INVALID_INPUT', `${path} is not valid JSON: ${(error as Error).message}`);
   }
-  return toolsFromDocument(doc, path);
+  return presentationFromDocument(doc, path);
 }
 
 /** A listing file with where each of its values is: for findings located in it (SARIF). */
@@ -23,6 +27,8 @@ export interface ListingSource {
   path: string;
   /** In the file's own order. */
   tools: RawTool[];
+  /** The other surfaces, in the file's own order; all absent for an array of tools. */
+  extras: Extras;
   source: JsonSource;
   /** Where the tools array is: `["tools"]` in a tools/list result, `[]` for a bare array. */
   toolsPath: string[];
@@ -42,8 +48,8 @@ export async function readListingSource(path: string): Promise<ListingSource> {
     if (!(error instanceof JsonSyntaxError)) throw error;
     throw new DriftError('INVALID_INPUT', `${path} is not valid JSON: ${error.message}`);
   }
-  const tools = toolsFromDocument(source.value, path);
-  return { path, tools, source, toolsPath: Array.isArray(source.value) ? [] : ['tools'] };
+  const { tools, ...extras } = presentationFromDocument(source.value, path);
+  return { path, tools, extras, source, toolsPath: Array.isArray(source.value) ? [] : ['tools'] };
 }
 
 /** The offline diff of two listing files: no database, no server. */
@@ -66,7 +72,11 @@ export async function diffListingSources(
   const before = await readListingSource(beforePath);
   const after = await readListingSource(afterPath);
   return {
-    result: diffListings(before.tools, after.tools, { trust: options.trust }),
+    result: diffListings(
+      { tools: before.tools, ...before.extras },
+      { tools: after.tools, ...after.extras },
+      { trust: options.trust },
+    ),
     before,
     after,
   };

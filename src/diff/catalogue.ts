@@ -63,6 +63,14 @@ function shortQuote(text: string): string {
   return JSON.stringify(text.length > SHORT_QUOTE ? `${text.slice(0, SHORT_QUOTE - 1)}…` : text);
 }
 
+/** `prompt:greet` → `prompt greet` (surfaces.ts names items so); a tool name as it is. */
+function subjectText(subject: string): string {
+  const colon = subject.indexOf(':');
+  return colon === -1
+    ? subject
+    : `${subject.slice(0, colon).replace('-', ' ')} ${subject.slice(colon + 1)}`;
+}
+
 function changedField(input: HeadlineInput): string {
   if (input.field === null) return `${input.tool} changed`;
   return fieldWording(input.tool, input.field, input.before ?? undefined, input.after ?? undefined)
@@ -245,6 +253,76 @@ export const FINDING_CATALOGUE = {
       `the listing changed while the server version stayed ${typeof f.after === 'string' ? shortQuote(f.after) : 'the same'}`,
     summary: 'The listing changed while serverInfo.version did not',
     help: "A server that changes what it offers under the same version makes a review by version meaningless: hosts and reviewers cannot tell the listings apart. Review the change, and ask the server's maintainers to version their releases.",
+  },
+  prompt_added: {
+    base: 'low',
+    values: 'none',
+    headline: (f) => `new ${subjectText(f.tool)}`,
+    summary: 'A prompt was added',
+    help: "A new prompt is offered to hosts, which show it to users and fill it into the model's context. Its texts are content-checked like a tool's. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).",
+  },
+  prompt_removed: {
+    base: 'low',
+    values: 'none',
+    headline: (f) => `${subjectText(f.tool)} was removed`,
+    summary: 'A prompt was removed',
+    help: 'A prompt hosts offer is gone; sessions that listed it still offer it. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).',
+  },
+  prompt_changed: {
+    base: 'low',
+    values: 'values',
+    headline: (f) => `${subjectText(f.tool)}'s ${f.field ?? 'definition'} changed`,
+    summary: "A prompt's description, arguments or another key changed",
+    help: "What a prompt puts into the model's context, or what it asks the user for, changed (a new required argument: medium, since callers built for the old prompt fail). Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).",
+  },
+  resource_added: {
+    base: 'low',
+    values: 'none',
+    headline: (f) => `new ${subjectText(f.tool)}`,
+    summary: 'A resource was added',
+    help: "A new resource is offered to hosts, which may read it into the model's context. Its name, title and description are content-checked like a tool's. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).",
+  },
+  resource_removed: {
+    base: 'low',
+    values: 'none',
+    headline: (f) => `${subjectText(f.tool)} was removed`,
+    summary: 'A resource was removed',
+    help: 'A resource hosts offer is gone. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).',
+  },
+  resource_changed: {
+    base: 'low',
+    values: 'values',
+    headline: (f) => `${subjectText(f.tool)}'s ${f.field ?? 'definition'} changed`,
+    summary: "A resource's name, description, MIME type or another key changed",
+    help: 'What hosts and the model are told about a resource changed. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).',
+  },
+  resource_template_added: {
+    base: 'low',
+    values: 'none',
+    headline: (f) => `new ${subjectText(f.tool)}`,
+    summary: 'A resource template was added',
+    help: "A new family of resources is offered to hosts. Its texts are content-checked like a tool's. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).",
+  },
+  resource_template_removed: {
+    base: 'low',
+    values: 'none',
+    headline: (f) => `${subjectText(f.tool)} was removed`,
+    summary: 'A resource template was removed',
+    help: 'A resource template hosts offer is gone. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).',
+  },
+  resource_template_changed: {
+    base: 'low',
+    values: 'values',
+    headline: (f) => `${subjectText(f.tool)}'s ${f.field ?? 'definition'} changed`,
+    summary: "A resource template's description, URI template or another key changed",
+    help: 'What hosts and the model are told about a family of resources changed. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).',
+  },
+  instructions_changed: {
+    base: 'medium',
+    values: 'values',
+    headline: () => 'the server rewrote its instructions',
+    summary: "The server's instructions changed",
+    help: "Hosts put a server's instructions (initialize result, or server/discover on 2026-07-28) into the model's context for the whole session: they steer every call, to this server and to others. Read the new text; its content findings, if any, are separate findings. Review the change; when it is intended, accept it (mcp-drift lock --update, or baseline approve).",
   },
 } as const satisfies Readonly<Record<string, KindEntry>>;
 

@@ -1,16 +1,15 @@
 import { DriftError } from '../errors.js';
 import {
   canonicalListing,
+  extrasOf,
   toolsInNameOrder,
   type CanonicalListing,
+  type Extras,
   type RawTool,
 } from '../listings/canonical.js';
-import {
-  compareTool,
-  instructionsDrafts,
-  type Draft,
-  type ToolCheckOptions,
-} from './compare-tool.js';
+import type { Presentation } from '../listings/presentation.js';
+import { compareTool, type Draft, type ToolCheckOptions } from './compare-tool.js';
+import { surfaceDrafts } from './surfaces.js';
 import { CONTENT_KINDS, FINDING_KINDS, baseSeverity } from './catalogue.js';
 import { postureText, type Wording } from './explain.js';
 import {
@@ -28,11 +27,28 @@ import { toolTexts } from './text-fields.js';
 import type { DiffContext, DiffResult, Finding, HintRecord } from './types.js';
 import { visibleText } from '../text/visible-text.js';
 
-/** Raw tools, or a listing already canonicalized (to hash once and diff many times). */
-export type ListingInput = readonly RawTool[] | CanonicalListing;
+/**
+ * Raw tools, a whole presentation, or a listing already canonicalized (to hash once and
+ * diff many times).
+ */
+export type ListingInput = readonly RawTool[] | Presentation | CanonicalListing;
 
 function toCanonical(listing: ListingInput): CanonicalListing {
-  return Array.isArray(listing) ? canonicalListing(listing) : (listing as CanonicalListing);
+  if (Array.isArray(listing)) return canonicalListing(listing);
+  if ('hash' in listing) return listing as CanonicalListing;
+  const presentation = listing as Presentation;
+  return canonicalListing(presentation.tools, extrasOf(presentation));
+}
+
+/**
+ * A listing's extras, with the instructions a caller passed in the context when the
+ * listing itself has none (the context was their only way in before surfaces).
+ */
+function extrasWith(listing: CanonicalListing, instructions: string | null | undefined): Extras {
+  if (listing.extras.instructions !== null || typeof instructions !== 'string') {
+    return listing.extras;
+  }
+  return { ...listing.extras, instructions };
 }
 
 const SILENT_ESCALATION = 'it arrived in a silent change';
@@ -221,7 +237,12 @@ export function diffListings(
     !context.delivery.notificationSeen;
   const findings: Finding[] = changeLevelFindings(scope, context);
   findings.push(
-    ...instructionsFindings(scope, context, checkOptions(before, after, context, false)),
+    ...surfaceFindings(
+      scope,
+      extrasWith(before, context.before?.instructions),
+      extrasWith(after, context.after?.instructions),
+      checkOptions(before, after, context, false),
+    ),
   );
   for (const entry of changed) {
     const injection = injectionEscalations(entry.drafts);
@@ -249,7 +270,12 @@ export function checkFirstListing(listing: ListingInput, context: DiffContext = 
   const after = toCanonical(listing);
   const options = checkOptions(null, after, context, false);
   const scope = recordScope(context, null, after.hash);
-  const findings: Finding[] = instructionsFindings(scope, context, options);
+  const findings: Finding[] = surfaceFindings(
+    scope,
+    null,
+    extrasWith(after, context.after?.instructions),
+    options,
+  );
   for (const tool of after.tools) {
     const { drafts, after: posture } = compareTool(tool.name, null, tool, options);
     const content = drafts.filter((d) => CONTENT_KINDS.has(d.kind));
@@ -287,21 +313,22 @@ function injectionEscalations(drafts: readonly Draft[]): string[] {
   return out;
 }
 
-/** Content findings of the server's instructions, when they are new (tool: null). */
-function instructionsFindings(
+/**
+ * Findings of the surfaces other than tools (surfaces.ts): instructions with `tool: null`,
+ * an item's with its subject (`prompt:NAME`...) as `tool`.
+ */
+function surfaceFindings(
   scope: RecordScope,
-  context: DiffContext,
+  before: Extras | null,
+  after: Extras,
   options: ToolCheckOptions,
 ): Finding[] {
-  const drafts = instructionsDrafts(
-    context.before?.instructions,
-    context.after?.instructions,
-    options,
-  );
-  const injection = injectionEscalations(drafts);
-  return drafts.map((d) =>
-    finding(scope, null, null, null, d, d.kind === 'instruction_injection' ? injection : []),
-  );
+  return surfaceDrafts(before, after, options).flatMap(({ subject, drafts }) => {
+    const injection = injectionEscalations(drafts);
+    return drafts.map((d) =>
+      finding(scope, subject, null, null, d, d.kind === 'instruction_injection' ? injection : []),
+    );
+  });
 }
 
 function toolDrafts(

@@ -72,15 +72,29 @@ function pascalCase(kind: string): string {
 }
 
 /**
- * The path inside a tool that a finding is about: `annotations/readOnlyHint` for a hint,
- * the field's own path otherwise (`inputSchema.properties.x` → inputSchema/properties/x).
+ * The path inside a tool (or prompt, resource...) that a finding is about:
+ * `annotations/readOnlyHint` for a hint, the field's own path otherwise
+ * (`inputSchema.properties.x` → inputSchema/properties/x, `arguments[0].description` →
+ * arguments/0/description, `properties["a b"]` → properties/a b).
  */
 export function fieldPath(finding: Pick<Finding, 'field'>): (string | number)[] {
   const field = finding.field;
   if (field === undefined) return [];
   if ((HINTS as readonly string[]).includes(field)) return ['annotations', field];
-  return field.split('.').map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
+  const path: (string | number)[] = [];
+  for (const match of field.matchAll(FIELD_STEP)) {
+    const [, digits, name, index, quoted] = match;
+    if (digits !== undefined) path.push(Number(digits));
+    else if (name !== undefined) path.push(name);
+    else if (index !== undefined) path.push(Number(index));
+    else if (quoted !== undefined) path.push(JSON.parse(quoted) as string);
+  }
+  return path;
 }
+
+/** One step of a text-fields.ts path: `.0`, `.name`, `[0]`, `["any key"]`. */
+const FIELD_STEP =
+  /(?:^|\.)(?:(0|[1-9]\d*)(?=\.|\[|$)|([^.[\]]+))|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
 
 /**
  * The same finding in another run has the same fingerprint: it is what the finding says

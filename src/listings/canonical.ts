@@ -5,6 +5,53 @@ import { CanonicalWriter } from './canonical-writer.js';
 /** A tool exactly as the server sent it: every key kept, only `name` is known to exist. */
 export type RawTool = Record<string, unknown> & { name: string };
 
+/** A prompt, resource or resource template exactly as the server sent it. */
+export type RawItem = Record<string, unknown>;
+
+/**
+ * Everything but the tools of a server's presentation (docs/design.md §2). `null` is a
+ * surface the server does not advertise: absent, which is not the same as empty.
+ */
+export interface Extras {
+  prompts: RawItem[] | null;
+  resources: RawItem[] | null;
+  resourceTemplates: RawItem[] | null;
+  instructions: string | null;
+}
+
+export const NO_EXTRAS: Readonly<Extras> = Object.freeze({
+  prompts: null,
+  resources: null,
+  resourceTemplates: null,
+  instructions: null,
+});
+
+export function hasExtras(extras: Extras): boolean {
+  return (
+    extras.prompts !== null ||
+    extras.resources !== null ||
+    extras.resourceTemplates !== null ||
+    extras.instructions !== null
+  );
+}
+
+/** Just the extras of a value that has them (a probe result, a presentation). */
+export function extrasOf(value: Extras): Extras {
+  return {
+    prompts: value.prompts,
+    resources: value.resources,
+    resourceTemplates: value.resourceTemplates,
+    instructions: value.instructions,
+  };
+}
+
+/** The key that identifies an item of each item surface (unique within it). */
+const ITEM_SORT_KEY = {
+  prompts: 'name',
+  resources: 'uri',
+  resourceTemplates: 'uriTemplate',
+} as const;
+
 export interface CanonicalListing {
   /**
    * RFC 8785 form of the tools array, sorted by name, `annotations: {}` dropped. Built on
@@ -17,6 +64,13 @@ export interface CanonicalListing {
   toolHashes: Record<string, string>;
   /** The tools sorted by code units of their names (the objects that were passed in). */
   tools: RawTool[];
+  /** The other surfaces, items sorted by their key; all absent in a tools-only listing. */
+  extras: Extras;
+  /**
+   * sha256 hex of each present surface's canonical form (docs/design.md §2): a change says
+   * which surfaces moved. `tools` is always there.
+   */
+  surfaceHashes: Partial<Record<'tools' | keyof Extras, string>>;
 }
 
 export function sha256Hex(text: string): string {
@@ -106,7 +160,57 @@ const HASH_CHUNK = 1 << 16;
  * first read: most observations only need the hash, and holding megabytes of text per
  * listing is what made this slow (see bench/diff.bench.ts).
  */
-export function canonicalListing(tools: readonly RawTool[]): CanonicalListing {
+export function canonicalListing(
+  tools: readonly RawTool[],
+  extras: Extras = NO_EXTRAS,
+): CanonicalListing {
+  const toolsListing = canonicalTools(tools);
+  if (!hasExtras(extras)) return toolsListing;
+  return withExtras(toolsListing, extras);
+}
+
+/**
+ * A presentation with more than tools is canonicalized as the object
+ * `{"instructions":…,"prompts":[…],"resourceTemplates":[…],"resources":[…],"tools":[…]}`
+ * (absent surfaces left out, items sorted by their key). A tools-only listing keeps the
+ * bare array form, so that every listing stored before surfaces keeps its hash.
+ */
+function withExtras(toolsListing: CanonicalListing, extras: Extras): CanonicalListing {
+  const sorted: Extras = { ...NO_EXTRAS, instructions: extras.instructions };
+  const parts: Array<[string, string]> = [];
+  const surfaceHashes: CanonicalListing['surfaceHashes'] = { tools: toolsListing.hash };
+  if (extras.instructions !== null) {
+    const text = canonicalize(extras.instructions);
+    parts.push(['instructions', text]);
+    surfaceHashes.instructions = sha256Hex(text);
+  }
+  for (const surface of ['prompts', 'resourceTemplates', 'resources'] as const) {
+    const items = extras[surface];
+    if (items === null) continue;
+    const key = ITEM_SORT_KEY[surface];
+    const ordered = [...items].sort((a, b) => compareCodeUnits(String(a[key]), String(b[key])));
+    sorted[surface] = ordered;
+    const text = canonicalize(ordered);
+    parts.push([surface, text]);
+    surfaceHashes[surface] = sha256Hex(text);
+  }
+  const canonical = `{${[...parts, ['tools', toolsListing.canonical] as const]
+    .map(([key, text]) => `${JSON.stringify(key)}:${text}`)
+    .join(',')}}`;
+  const listing: CanonicalListing = {
+    canonical,
+    hash: sha256Hex(canonical),
+    toolHashes: toolsListing.toolHashes,
+    tools: toolsListing.tools,
+    extras: sorted,
+    surfaceHashes,
+  };
+  const known = hashesInOrder.get(toolsListing);
+  if (known !== undefined) hashesInOrder.set(listing, known);
+  return listing;
+}
+
+function canonicalTools(tools: readonly RawTool[]): CanonicalListing {
   const sorted = [...tools].sort(byName);
   const hashes = new Array<string>(sorted.length);
   const listingHash = withWriter((writer) => {
@@ -150,6 +254,8 @@ export function canonicalListing(tools: readonly RawTool[]): CanonicalListing {
     hash: listingHash,
     toolHashes,
     tools: sorted,
+    extras: NO_EXTRAS,
+    surfaceHashes: { tools: listingHash },
   };
   hashesInOrder.set(listing, hashes);
   return listing;

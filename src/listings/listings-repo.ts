@@ -4,6 +4,7 @@ import { rowsOf } from '../db/result-rows.js';
 import { baselines, changes, heldSessions, listings, observations, outages } from '../db/schema.js';
 import { DriftError } from '../errors.js';
 import type { CanonicalListing, RawTool } from './canonical.js';
+import { presentationFromBody, type Presentation } from './presentation.js';
 
 /**
  * Stores a listing body once per canonical hash; storing it again is a no-op. The lookup
@@ -29,12 +30,17 @@ export async function storeListing(db: Database, listing: CanonicalListing): Pro
 }
 
 export async function loadListingTools(db: Database, hash: string): Promise<RawTool[]> {
+  return (await loadListing(db, hash)).tools;
+}
+
+/** The whole presentation of a stored listing; one stored before surfaces has only tools. */
+export async function loadListing(db: Database, hash: string): Promise<Presentation> {
   const [row] = await db
     .select({ body: listings.body })
     .from(listings)
     .where(eq(listings.hash, hash));
   if (!row) throw new DriftError('NOT_FOUND', `no listing with hash ${hash}`);
-  return JSON.parse(row.body) as RawTool[];
+  return presentationFromBody(row.body);
 }
 
 /** Resolves a full hash from a prefix of at least 8 characters, among one server's listings. */
@@ -146,7 +152,7 @@ export async function listingsByHash(
     .select({ hash: listings.hash, body: listings.body })
     .from(listings)
     .where(inArray(listings.hash, [...new Set(hashes)]));
-  return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as RawTool[]]));
+  return new Map(rows.map((row) => [row.hash, presentationFromBody(row.body).tools]));
 }
 
 /*

@@ -6,10 +6,16 @@ import {
   type Finding,
 } from '../diff/index.js';
 import { DriftError, type DriftErrorCode } from '../errors.js';
+import { extrasOf } from '../listings/canonical.js';
 import type { ProbeOptions, ProbeSuccess } from '../mcp/index.js';
 import { listTargets, type OnListed } from './list-targets.js';
 import type { LockTarget } from './lock-targets.js';
-import { canonicalTools, writeLockfile, type LockedServer, type LockfileRead } from './lockfile.js';
+import {
+  canonicalPresentation,
+  writeLockfile,
+  type LockedServer,
+  type LockfileRead,
+} from './lockfile.js';
 
 /*
  * `mcp-drift lock`: lists each server now and writes what it lists to the lockfile. An
@@ -65,7 +71,7 @@ function lockedFrom(target: LockTarget, result: ProbeSuccess): LockedServer {
     source: target.source,
     serverInfo: info ? { name: info.name ?? null, version: info.version ?? null } : null,
     protocolVersion: result.protocolVersion,
-    ...canonicalTools(result.tools),
+    ...canonicalPresentation(result.tools, extrasOf(result)),
   };
 }
 
@@ -118,10 +124,13 @@ export async function lockServers(
     // checked as a first listing is when the service records one.
     const found =
       status === 'locked'
-        ? checkFirstListing(server.tools, {
-            server: server.name,
-            otherServerTools: toolsOfOthers(current, server.name),
-          }).findings
+        ? checkFirstListing(
+            { tools: server.tools, ...server.extras },
+            {
+              server: server.name,
+              otherServerTools: toolsOfOthers(current, server.name),
+            },
+          ).findings
         : [];
     findings.push(...found.map(findingJson));
     outcomes.push({

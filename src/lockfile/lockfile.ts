@@ -6,7 +6,13 @@ import {
   type JsonPath,
   type JsonSource,
 } from '../json-source.js';
-import { canonicalize, canonicalListing, type RawTool } from '../listings/canonical.js';
+import {
+  canonicalize,
+  canonicalListing,
+  type Extras,
+  type RawTool,
+} from '../listings/canonical.js';
+import { extrasFromDocument, presentationDocument } from '../listings/presentation.js';
 import { validateTools } from '../listings/validate.js';
 import { HOSTS, type HostOrGeneric } from '../registry/host-configs.js';
 import { isObject } from '../is-object.js';
@@ -36,6 +42,8 @@ export interface LockedServer {
   hash: string;
   /** The canonical listing: sorted by name, keys sorted, `annotations: {}` dropped. */
   tools: RawTool[];
+  /** Prompts, resources, templates (each sorted by its key) and instructions; null: absent. */
+  extras: Extras;
 }
 
 /** What was read from a lockfile, with where each value stands in it (SARIF regions). */
@@ -50,10 +58,19 @@ export function lockedToolPath(server: string, index: number): JsonPath {
   return ['servers', server, 'tools', index];
 }
 
-/** The canonical form of a listing's tools, as the lockfile holds them. */
-export function canonicalTools(tools: readonly RawTool[]): { hash: string; tools: RawTool[] } {
-  const listing = canonicalListing(tools);
-  return { hash: listing.hash, tools: JSON.parse(listing.canonical) as RawTool[] };
+/** The canonical form of a presentation, as the lockfile holds it. */
+export function canonicalPresentation(
+  tools: readonly RawTool[],
+  extras: Extras,
+): { hash: string; tools: RawTool[]; extras: Extras } {
+  const listing = canonicalListing(tools, extras);
+  // The canonical text of the tools alone: what the tools array of the lock holds.
+  const toolsText = canonicalListing(listing.tools).canonical;
+  return {
+    hash: listing.hash,
+    tools: JSON.parse(toolsText) as RawTool[],
+    extras: JSON.parse(canonicalize(listing.extras)) as Extras,
+  };
 }
 
 export function renderLockfile(servers: readonly LockedServer[]): string {
@@ -68,7 +85,7 @@ export function renderLockfile(servers: readonly LockedServer[]): string {
           protocolVersion: server.protocolVersion,
           serverInfo: server.serverInfo,
           source: server.source,
-          tools: server.tools,
+          ...presentationDocument({ tools: server.tools, ...server.extras }),
         },
       ]),
     ),
@@ -143,11 +160,19 @@ export async function readLockfile(path: string): Promise<LockfileRead | null> {
         return fail([...at, 'tools'], (error as Error).message);
       }
     })();
-    const { hash } = canonicalListing(tools);
+    const extras = (() => {
+      try {
+        return extrasFromDocument(entry, `server ${name}`);
+      } catch (error) {
+        return fail(at, (error as Error).message);
+      }
+    })();
+    // A lock written before surfaces has none of them: absent, and its hash still holds.
+    const { hash } = canonicalListing(tools, extras);
     if (entry['hash'] !== hash) {
       fail(
         [...at, 'hash'],
-        `server ${name}: its tools do not match its hash (edited by hand?); run mcp-drift lock --update to lock what the server lists`,
+        `server ${name}: its listing does not match its hash (edited by hand?); run mcp-drift lock --update to lock what the server lists`,
       );
     }
     const info = entry['serverInfo'];
@@ -171,6 +196,7 @@ export async function readLockfile(path: string): Promise<LockfileRead | null> {
         typeof entry['protocolVersion'] === 'string' ? entry['protocolVersion'] : null,
       hash,
       tools,
+      extras,
     });
   }
   return { path, servers, source };

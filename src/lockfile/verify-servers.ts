@@ -3,6 +3,7 @@ import { diffListings, maxSeverity, type ChangeSeverity, type Finding } from '..
 import type { DriftErrorCode } from '../errors.js';
 import { DriftError } from '../errors.js';
 import type { ProbeOptions } from '../mcp/index.js';
+import { extrasOf } from '../listings/canonical.js';
 import { listTargets, type OnListed } from './list-targets.js';
 import type { LockTarget } from './lock-targets.js';
 import type { LockfileRead } from './lockfile.js';
@@ -82,13 +83,17 @@ export async function verifyServers(
     // As `check` diffs against a baseline: both sides' versions (unversioned_change), and
     // the other servers' tools, which a text here may direct (tool_shadowing).
     const version = result.serverInfo?.version;
-    const diff = diffListings(before.tools, result.tools, {
-      trust: target.trust,
-      server: target.name,
-      before: { serverVersion: before.serverInfo?.version ?? null },
-      after: { serverVersion: typeof version === 'string' ? version : null },
-      otherServerTools: toolsOfOthers(lock, target.name),
-    });
+    const diff = diffListings(
+      { tools: before.tools, ...before.extras },
+      { tools: result.tools, ...extrasOf(result) },
+      {
+        trust: target.trust,
+        server: target.name,
+        before: { serverVersion: before.serverInfo?.version ?? null },
+        after: { serverVersion: typeof version === 'string' ? version : null },
+        otherServerTools: toolsOfOthers(lock, target.name),
+      },
+    );
     findings.push(...diff.findings.map(findingJson));
     servers.push({
       name: target.name,

@@ -13,6 +13,7 @@ export {
   type ListingCaps,
   type ToolListing,
 } from './list-tools.js';
+export { listPresentation, type PresentationListing } from './list-presentation.js';
 export {
   probe,
   type ProbeFailure,

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { DriftError, isDriftError } from '../errors.js';
+import { isObject } from '../is-object.js';
 import type { RawTool } from '../listings/canonical.js';
 import { validateTools } from '../listings/validate.js';
 import { toDriftError, type FailureContext } from './describe-failure.js';
@@ -63,12 +64,44 @@ export async function listAllTools(
   client: Client,
   options: ListAllToolsOptions = {},
 ): Promise<ToolListing> {
+  const target = options.failure?.target ?? 'the server';
+  const { items, ...pages } = await listAllPages(client, TOOLS_PAGING, options);
+  return { ...pages, tools: validateListing(items, target) };
+}
+
+/** What differs between the list methods: the method, its result's array key, the noun. */
+export interface Paging {
+  method: 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
+  key: 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+  /** Plural, for messages ("tools", "prompts", "resource templates"). */
+  noun: string;
+}
+
+const TOOLS_PAGING: Paging = { method: 'tools/list', key: 'tools', noun: 'tools' };
+
+/**
+ * Every page of one list method, with the same cursor loop, caps and failures as tools
+ * (docs/design.md §2): a surface is complete or the listing fails.
+ */
+export async function listAllPages(
+  client: Client,
+  paging: Paging,
+  options: ListAllToolsOptions = {},
+): Promise<{
+  items: unknown[];
+  pages: number;
+  bytes: number;
+  ttlMs: number | null;
+  cacheScope: string | null;
+}> {
   const caps = { ...DEFAULT_LISTING_CAPS, ...options.caps };
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const target = options.failure?.target ?? 'the server';
   const fail = (message: string) => new DriftError('REMOTE_PROTOCOL', `${target}: ${message}`);
+  const { method, key, noun } = paging;
+  const what = key === 'tools' ? 'the listing' : `the ${method} listing`;
 
-  const tools: unknown[] = [];
+  const items: unknown[] = [];
   const cursorsSeen = new Set<string>();
   let cursor: string | undefined;
   let bytes = 0;
@@ -78,64 +111,64 @@ export async function listAllTools(
   for (let page = 1; ; page += 1) {
     if (page > caps.maxPages) {
       throw fail(
-        `the listing has more than ${caps.maxPages} pages (page cap maxPages=${caps.maxPages})`,
+        `${what} has more than ${caps.maxPages} pages (page cap maxPages=${caps.maxPages})`,
       );
     }
     let result: unknown;
     try {
       result = await client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        { method, params: cursor === undefined ? {} : { cursor } },
         RAW_RESULT,
         { timeout: timeoutMs, signal: options.signal },
       );
     } catch (error) {
       if (isDriftError(error)) throw error;
       // The transport counted the page's tools before parsing it (tool-counter.ts).
-      if (isPlainObject(error) && error['code'] === TOOL_CAP_ERROR_CODE) {
+      if (isObject(error) && error['code'] === TOOL_CAP_ERROR_CODE) {
         throw fail(toolCapReason(caps.maxTools));
       }
-      // A server that exits on tools/list: its exit status and stderr say why.
+      // A server that exits on a list request: its exit status and stderr say why.
       await options.failure?.stdio?.settleExit(2_000);
       throw toDriftError(error, {
         ...options.failure,
         target,
-        step: `listing tools (page ${page}) from`,
+        step: `listing ${noun} (page ${page}) from`,
         timeoutMs,
       });
     }
-    if (!isPlainObject(result) || !Array.isArray(result['tools'])) {
-      throw fail(`page ${page} of tools/list has no "tools" array`);
+    if (!isObject(result) || !Array.isArray(result[key])) {
+      throw fail(`page ${page} of ${method} has no "${key}" array`);
     }
     if (page === 1) {
       ttlMs = cacheTtl(result['ttlMs']);
       cacheScope = typeof result['cacheScope'] === 'string' ? result['cacheScope'] : null;
     }
-    for (const tool of result['tools'] as unknown[]) {
-      tools.push(tool);
-      bytes += Buffer.byteLength(JSON.stringify(tool) ?? 'null', 'utf8');
+    for (const item of result[key] as unknown[]) {
+      items.push(item);
+      bytes += Buffer.byteLength(JSON.stringify(item) ?? 'null', 'utf8');
     }
-    if (tools.length > caps.maxTools) {
+    if (items.length > caps.maxTools) {
       throw fail(
-        `the listing has more than ${caps.maxTools} tools (${tools.length} by page ${page}; tool cap maxTools=${caps.maxTools})`,
+        `the listing has more than ${caps.maxTools} ${noun} (${items.length} by page ${page}; tool cap maxTools=${caps.maxTools})`,
       );
     }
     if (bytes > caps.maxBytes) {
       throw fail(
-        `the listing is larger than ${caps.maxBytes} bytes (${bytes} bytes by page ${page}; size cap maxBytes=${caps.maxBytes})`,
+        `${what} is larger than ${caps.maxBytes} bytes (${bytes} bytes by page ${page}; size cap maxBytes=${caps.maxBytes})`,
       );
     }
 
     const next = result['nextCursor'];
     // An empty cursor is read as "no more pages": some servers send "" for the last page.
     if (next === undefined || next === null || next === '') {
-      return { tools: validateListing(tools, target), pages: page, bytes, ttlMs, cacheScope };
+      return { items, pages: page, bytes, ttlMs, cacheScope };
     }
     if (typeof next !== 'string') {
-      throw fail(`page ${page} of tools/list has a nextCursor that is not a string`);
+      throw fail(`page ${page} of ${method} has a nextCursor that is not a string`);
     }
     if (cursorsSeen.has(next)) {
       throw fail(
-        `page ${page} of tools/list repeats an earlier cursor ${JSON.stringify(next.slice(0, 80))}; the listing would never end`,
+        `page ${page} of ${method} repeats an earlier cursor ${JSON.stringify(next.slice(0, 80))}; the listing would never end`,
       );
     }
     cursorsSeen.add(next);
@@ -157,8 +190,4 @@ function validateListing(tools: unknown[], target: string): RawTool[] {
 
 function cacheTtl(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

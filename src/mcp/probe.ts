@@ -1,6 +1,6 @@
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/client';
 import { DriftError, isDriftError, type DriftErrorCode } from '../errors.js';
-import type { RawTool } from '../listings/canonical.js';
+import type { RawItem, RawTool } from '../listings/canonical.js';
 import type { ConnectSpec, Era } from './connect-spec.js';
 import { openSession, type McpSession, type SessionOptions } from './session.js';
 
@@ -17,6 +17,10 @@ export interface ProbeSuccess {
   serverInfo: Implementation | null;
   capabilities: ServerCapabilities | null;
   instructions: string | null;
+  /** The other surfaces (docs/design.md §2); null when the server does not advertise one. */
+  prompts: RawItem[] | null;
+  resources: RawItem[] | null;
+  resourceTemplates: RawItem[] | null;
   /** 2026-07-28 cache hints; null on 2025-era servers. */
   ttlMs: number | null;
   cacheScope: string | null;
@@ -53,7 +57,7 @@ export async function probe(spec: ConnectSpec, options: ProbeOptions): Promise<P
   let session: McpSession | undefined;
   try {
     session = await openSession(spec, options);
-    const listing = await session.listTools({ signal: options.signal });
+    const listing = await session.listPresentation({ signal: options.signal });
     return {
       ok: true,
       ...listing,
@@ -62,7 +66,6 @@ export async function probe(spec: ConnectSpec, options: ProbeOptions): Promise<P
       protocolVersion: session.protocolVersion,
       serverInfo: session.serverInfo,
       capabilities: session.capabilities,
-      instructions: session.instructions,
     };
   } catch (error) {
     const failure = isDriftError(error)

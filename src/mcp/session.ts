@@ -24,6 +24,7 @@ import {
   type ListingCaps,
   type ToolListing,
 } from './list-tools.js';
+import { listPresentation, type PresentationListing } from './list-presentation.js';
 
 export interface SessionOptions {
   /** Where `${VAR}` references in headers and env resolve from. Required: never implied. */
@@ -46,6 +47,8 @@ export interface SessionOptions {
    * `openSession` returns (server-everything does, over stdio and SSE).
    */
   onToolsListChanged?: () => void;
+  /** `notifications/prompts/list_changed` and `notifications/resources/list_changed`. */
+  onOtherListChanged?: (method: string) => void;
 }
 
 /**
@@ -66,6 +69,8 @@ export interface McpSession {
   readonly target: string;
   /** Every page of tools/list, raw, within the caps. Throws DriftError. */
   listTools(options?: { signal?: AbortSignal }): Promise<ToolListing>;
+  /** Tools and every advertised surface, each complete (list-presentation.ts). Throws DriftError. */
+  listPresentation(options?: { signal?: AbortSignal }): Promise<PresentationListing>;
   /** The end of the stdio child's stderr ('' for HTTP). */
   stderr(): string;
   /** Why the transport dropped the connection itself (a message over the size cap), if it did. */
@@ -163,6 +168,15 @@ async function connectInEra(
   if (onToolsListChanged) {
     client.setNotificationHandler('notifications/tools/list_changed', () => onToolsListChanged());
   }
+  const onOther = options.onOtherListChanged;
+  if (onOther) {
+    for (const method of [
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+    ] as const) {
+      client.setNotificationHandler(method, () => onOther(method));
+    }
+  }
   try {
     await connectWithin(client, created, budgetMs, options.signal);
   } catch (error) {
@@ -211,6 +225,18 @@ async function connectInEra(
         signal: listOptions?.signal,
         failure: { target: created.target, stdio: created.stdio, http: created.http },
       }),
+    listPresentation: (listOptions) =>
+      listPresentation(
+        client,
+        client.getServerCapabilities() ?? null,
+        client.getInstructions() ?? null,
+        {
+          caps,
+          timeoutMs,
+          signal: listOptions?.signal,
+          failure: { target: created.target, stdio: created.stdio, http: created.http },
+        },
+      ),
     stderr: () => created.stdio?.stderrText() ?? '',
     describeFatal: () => created.stdio?.describeFatal() ?? created.http?.fatal ?? null,
     close: () => (closing ??= shutDown(client, created, timeoutMs)),

@@ -1,12 +1,12 @@
 import { SdkHttpError } from '@modelcontextprotocol/client';
 import { DriftError, isDriftError } from '../errors.js';
-import type { McpSession, ProbeFailure, ProbeSuccess, ToolListing } from '../mcp/index.js';
+import type { McpSession, PresentationListing, ProbeFailure, ProbeSuccess } from '../mcp/index.js';
 import { toDriftError } from '../mcp/describe-failure.js';
 
 /** A complete listing taken on a held session, in the shape a fresh probe reports. */
 export function listingResult(
   session: McpSession,
-  listing: ToolListing,
+  listing: PresentationListing,
   durationMs: number,
 ): ProbeSuccess {
   return {
@@ -17,7 +17,6 @@ export function listingResult(
     protocolVersion: session.protocolVersion,
     serverInfo: session.serverInfo,
     capabilities: session.capabilities,
-    instructions: session.instructions,
   };
 }
 

@@ -1,6 +1,6 @@
 import { ProtocolError, SdkHttpError } from '@modelcontextprotocol/client';
 import { DriftError } from '../errors.js';
-import { canonicalListing } from '../listings/canonical.js';
+import { canonicalListing, extrasOf } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -295,6 +295,8 @@ export class HeldSession {
         // Before the startup listing, a notification only marks the time: that listing is
         // read after it anyway.
         onToolsListChanged: () => this.onChangeNotification(connection),
+        // Prompts and resources are part of the listing: a change to them is re-listed alike.
+        onOtherListChanged: () => this.onChangeNotification(connection),
       });
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
@@ -325,8 +327,14 @@ export class HeldSession {
   private async subscribe(connection: HeldConnection): Promise<void> {
     const session = connection.session;
     if (!session) return;
+    // Every surface the server offers changes the listing (docs/design.md §2).
+    const capabilities = session.capabilities;
     const subscription = await session.client.listen(
-      { toolsListChanged: true },
+      {
+        toolsListChanged: true,
+        ...(capabilities?.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+        ...(capabilities?.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+      },
       { timeout: this.timeoutMs, signal: connection.abort.signal },
     );
     this.advertised = subscription.honoredFilter.toolsListChanged === true;
@@ -488,7 +496,7 @@ export class HeldSession {
     const started = performance.now();
     let result: ProbeResult;
     try {
-      const listing = await session.listTools({ signal: connection.abort.signal });
+      const listing = await session.listPresentation({ signal: connection.abort.signal });
       result = listingResult(session, listing, Math.round(performance.now() - started));
     } catch (error) {
       // A listing cut short by our own teardown says nothing about the server.
@@ -497,7 +505,7 @@ export class HeldSession {
     }
     if (this.stopping.signal.aborted) return;
     if (result.ok) {
-      this.heldHash = canonicalListing(result.tools).hash;
+      this.heldHash = canonicalListing(result.tools, extrasOf(result)).hash;
       if (!connection.listed) this.markUp(connection);
     } else {
       this.log.warn({ trigger, code: result.code, reason: result.reason }, 'held re-list failed');

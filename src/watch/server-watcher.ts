@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
 import type { DeliveryContext } from '../diff/index.js';
-import { canonicalListing } from '../listings/canonical.js';
+import { canonicalListing, extrasOf } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import { sleep } from '../loop.js';
 import { clockTime } from '../log-pretty.js';
@@ -218,7 +218,7 @@ export class ServerWatcher {
       return advertised ? undefined : { listChangedAdvertised: false, notificationSeen: false };
     }
     if (held.state !== 'up' || held.currentHash === null) return undefined;
-    const seen = canonicalListing(result.tools).hash;
+    const seen = canonicalListing(result.tools, extrasOf(result)).hash;
     if (seen === held.currentHash) return undefined;
     await sleep(this.deps.graceMs, this.stopping.signal);
     const advertisedByHeld = held.listChangedAdvertised ?? advertised;

@@ -253,7 +253,7 @@ describe('lock and verify, without a database', () => {
     const tampered = await cli('verify', '--lock', 'edited.lock.json');
     expect(tampered.code).toBe(2);
     expect(tampered.stderr).toMatch(
-      /edited\.lock\.json:\d+: server \S+: its tools do not match its hash/,
+      /edited\.lock\.json:\d+: server \S+: its listing does not match its hash/,
     );
     expect(existsSync(home())).toBe(false);
   });

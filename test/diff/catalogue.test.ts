@@ -26,6 +26,16 @@ const DESIGN_SEVERITY: Record<string, string> = {
   instruction_injection: 'high',
   tool_shadowing: 'high',
   unversioned_change: 'low',
+  prompt_added: 'low',
+  prompt_removed: 'low',
+  prompt_changed: 'low',
+  resource_added: 'low',
+  resource_removed: 'low',
+  resource_changed: 'low',
+  resource_template_added: 'low',
+  resource_template_removed: 'low',
+  resource_template_changed: 'low',
+  instructions_changed: 'medium',
 };
 
 describe('the finding catalogue', () => {

@@ -201,6 +201,8 @@ describe('canonicalListing', () => {
       hash: listing.hash,
       toolHashes: { ...listing.toolHashes },
       tools: [...listing.tools].reverse(),
+      extras: listing.extras,
+      surfaceHashes: listing.surfaceHashes,
     };
     const other = toolsInNameOrder(assembled);
     expect(other.tools).toEqual(listing.tools);

@@ -129,6 +129,8 @@ export interface FixtureControl {
   dropStreams?: boolean;
   /** sdk1 only: append this to search_notes' description (null: take it back). */
   poison?: string | null;
+  /** Re-read the `--surfaces` file and apply it to live sessions, with notifications. */
+  surfaces?: boolean;
 }
 
 export interface FixtureControlAnswer {
