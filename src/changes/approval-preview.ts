@@ -4,7 +4,12 @@ import { findingJson } from '../diff/finding-json.js';
 import { groupFindingsByTool } from '../diff/group-findings.js';
 import { diffListings, type ChangeSeverity, type Finding } from '../diff/index.js';
 import type { RawTool } from '../listings/canonical.js';
-import { getBaseline, listingSpan, listingsByHash } from '../listings/listings-repo.js';
+import {
+  getBaseline,
+  latestOkObservation,
+  listingSpan,
+  listingsByHash,
+} from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
 import {
   alertsUpToListing,
@@ -39,6 +44,11 @@ export interface ApprovalPreview {
     firstObserved: string | null;
     lastObserved: string | null;
   };
+  /**
+   * The server's latest listing when the preview was made. A form built from the preview
+   * carries it, and the approval is refused if the listing moved since (docs/console.md).
+   */
+  latest: string | null;
   /** The listing is the baseline already: approving changes nothing but its time. */
   alreadyBaseline: boolean;
   severity: ChangeSeverity;
@@ -71,6 +81,7 @@ export async function previewApproval(
         })
       : { severity: 'none' as const, findings: [] };
   const span = await listingSpan(db, server.id, hash);
+  const latest = (await latestOkObservation(db, server.id))?.listingHash ?? null;
   return {
     server: server.name,
     previous: baseline
@@ -88,6 +99,7 @@ export async function previewApproval(
       firstObserved: span.firstObserved,
       lastObserved: span.lastObserved,
     },
+    latest,
     alreadyBaseline,
     severity: diff.severity,
     findings: groupFindingsByTool(diff.findings).flatMap((group) =>

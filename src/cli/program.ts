@@ -354,7 +354,11 @@ Every listing command takes --json. Configuration comes from the environment or 
         'Show the current baseline (and who approved it), the listing to approve and every finding between the two, then ask "Approve? [y/N]" on the terminal. Without a terminal, pass --yes. With --json, the document holds {preview, approved}.',
       )
       .argument('<NAME>', 'a registered server')
-      .option('--listing <HASH>', 'the listing to approve: 8 to 64 hex digits of its hash')
+      .option(
+        '--hash <HASH>',
+        'the latest listing, as reviewed (8 to 64 hex digits); refused (exit 3, nothing changed) if the latest listing is another',
+      )
+      .option('--listing <HASH>', 'an earlier listing to approve: 8 to 64 hex digits of its hash')
       .option('--ack-alerts', 'also acknowledge the open alerts of changes up to that listing')
       .option('-y, --yes', 'approve without asking (for scripts; required without a terminal)'),
   )
@@ -362,6 +366,7 @@ Every listing command takes --json. Configuration comes from the environment or 
       'after',
       examples(
         'mcp-drift baseline approve fs',
+        'mcp-drift baseline approve fs --hash 3f2a9c01d4e5 --yes',
         'mcp-drift baseline approve fs --listing 3f2a9c01 --ack-alerts',
         'mcp-drift baseline approve fs --yes --json',
       ),
