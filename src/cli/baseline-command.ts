@@ -5,11 +5,13 @@ import {
   showBaseline,
   type Approver,
 } from '../changes/baseline.js';
+import { driftSinceBaseline } from '../changes/baseline-drift.js';
+import { formatFindingsText } from '../diff/index.js';
 import { DriftError } from '../errors.js';
 import { getServer } from '../registry/servers-repo.js';
 import type { CommandRun } from './command-run.js';
 import { confirm, requireConfirmable } from './confirmation.js';
-import { formatTable, printJson, printLine, short } from './output.js';
+import { formatTable, printJson, printLine, printText, short } from './output.js';
 
 export async function baselineShowCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
@@ -39,6 +41,28 @@ export async function baselineShowCommand(run: CommandRun): Promise<void> {
       }),
     ),
   );
+}
+
+/** `baseline diff NAME`: everything between the approved listing and the latest, as one change. */
+export async function baselineDiffCommand(run: CommandRun): Promise<void> {
+  const [name] = run.args as [string];
+  const ctx = await run.context();
+  const drift = await ctx.withDatabase((db) => driftSinceBaseline(db, name));
+  if (run.opts.json) return printJson(drift);
+  const { baseline, latest } = drift;
+  printLine(
+    `${drift.server}: baseline ${short(baseline.hash)} (${
+      baseline.approvedBy === 'operator'
+        ? `approved by ${approverText(baseline.approver)}`
+        : 'the first listing seen'
+    }, ${baseline.approvedAt}) → latest listing ${latest.hash} (seen ${latest.firstObserved ?? '?'} to ${latest.lastObserved ?? '?'})`,
+  );
+  if (drift.atBaseline) {
+    printLine('The latest listing is the baseline: nothing has drifted. Severity: none.');
+    return;
+  }
+  printLine(`Graded as one change: ${drift.severity.toUpperCase()}`);
+  printText(formatFindingsText(drift));
 }
 
 export async function baselineApproveCommand(run: CommandRun): Promise<void> {

@@ -336,7 +336,7 @@ Every listing command takes --json. Configuration comes from the environment or 
 
   const baseline = program
     .command('baseline')
-    .summary('the approved listing (baseline show NAME, baseline approve NAME)')
+    .summary('the approved listing (baseline show|diff|approve NAME)')
     .description('The listing a server’s changes are judged against.');
   jsonFlag(
     baseline
@@ -346,6 +346,20 @@ Every listing command takes --json. Configuration comes from the environment or 
   )
     .addHelpText('after', examples('mcp-drift baseline show fs'))
     .action(lazy(async () => (await import('./baseline-command.js')).baselineShowCommand));
+  jsonFlag(
+    baseline
+      .command('diff')
+      .summary('every finding from the approved listing to the latest, graded as one change')
+      .description(
+        'The drift since approval: the diff from the baseline to the latest listing, however many changes lie between, graded by the same rules as one change (its severity is its worst finding). With --json: {server, baseline, latest, atBaseline, severity, findings}.',
+      )
+      .argument('<NAME>', 'a registered server'),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift baseline diff fs', 'mcp-drift baseline diff fs --json'),
+    )
+    .action(lazy(async () => (await import('./baseline-command.js')).baselineDiffCommand));
   jsonFlag(
     baseline
       .command('approve')
