@@ -12,6 +12,7 @@ import type { RawTool } from '../../src/listings/canonical.js';
 import { createLogger } from '../../src/log.js';
 import { insertServer } from '../../src/registry/servers-repo.js';
 import { runCli } from '../support/cli.js';
+import { startConsoleServer } from '../support/console-server.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { listed, withHints } from '../support/probe-results.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js';
@@ -171,6 +172,50 @@ describe(`drift since approval (${backend})`, () => {
     expect(text.stdout).toContain('Graded as one change: CRITICAL');
     expect(text.stdout).toMatch(/^add_observations \(critical\)$/m);
     expect(text.stdout).toContain('Severity: critical. 5 findings on 4 tools');
+  });
+
+  it('shows the drift since approval on the server page and the change page', async () => {
+    const token = 'console-test-token-drift-0123456789';
+    const { http, live } = await startConsoleServer(handle.db, { token, logger });
+    try {
+      const login = await fetch(`${http.url}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { origin: http.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, name: 'Ada', next: '/' }).toString(),
+      });
+      expect(login.status).toBe(303);
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const page = async (path: string) => {
+        const answer = await fetch(`${http.url}${path}`, { headers: { cookie } });
+        expect(answer.status).toBe(200);
+        return answer.text();
+      };
+      const server = await page('/servers/memory');
+      const drift = server.slice(server.indexOf('id="drift-heading"'));
+      expect(drift).toMatch(
+        /^id="drift-heading">\s*Drift since approval <span class="sev sev-critical">critical<\/span>/,
+      );
+      expect(drift).toContain('graded as one change: 5 findings');
+      expect(drift).toContain('count_entities');
+
+      const flip = await page(`/changes/${recorded[3]!.id}`);
+      expect(flip).toContain('<dt>drift since approval</dt>');
+      expect(flip).toMatch(
+        /<dd><span class="sev sev-critical">critical<\/span> from the approved baseline/,
+      );
+      const first = await page(`/changes/${recorded[0]!.id}`);
+      expect(first).not.toContain('drift since approval');
+
+      const api = await fetch(`${http.url}/api/v1/servers/memory`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const detail = (await api.json()) as { driftSinceApproval: { severity: string } };
+      expect(detail.driftSinceApproval.severity).toBe('critical');
+    } finally {
+      live.stop();
+      await http.close();
+    }
   });
 
   it('says nothing has drifted once the latest listing is approved', async () => {
