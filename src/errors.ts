@@ -12,6 +12,8 @@ export type DriftErrorCode =
   | 'SERVER_NOT_FOUND'
   | 'SERVER_EXISTS'
   | 'NOT_FOUND'
+  // what the request was based on is no longer so (the listing moved since it was reviewed)
+  | 'CONFLICT'
   // exit 4: something we depend on is unreachable
   | 'DATABASE_UNREACHABLE'
   | 'DATABASE_BUSY'

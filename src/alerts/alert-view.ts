@@ -90,8 +90,22 @@ export interface AlertView {
   lastDetected: string;
   changes: ChangeView[];
   omittedChanges: number;
+  /**
+   * The drift since the approved baseline, graded as one change, when it is worse than what
+   * this alert's changes say (docs/alerts.md): small steps that add up.
+   */
+  sinceApproval: SinceApprovalView | null;
   control: string;
   commands: { show: string[]; ack: string; approve: string; more: string | null };
+}
+
+export interface SinceApprovalView {
+  severity: ChangeSeverity;
+  findings: number;
+  baseline: string;
+  /** One sentence for every channel, with the command that shows the whole drift. */
+  text: string;
+  command: string;
 }
 
 /**
@@ -396,6 +410,29 @@ function severityCounts(rows: readonly FindingRow[]): string {
     .join(', ');
 }
 
+/**
+ * The latest change's drift since the approved baseline (recorded with it), when it is
+ * graded higher than the alert itself: the approved listing is further away than the
+ * previous one, and the steps add up to more than any one of them.
+ */
+function sinceApprovalView(
+  server: string,
+  change: Pick<ChangeRow, 'severity' | 'sinceBaseline'>,
+  severity: ChangeSeverity,
+): SinceApprovalView | null {
+  const since = change.sinceBaseline;
+  if (since === null || compareSeverity(since.severity, severity) <= 0) return null;
+  const baseline = shortHash(since.baselineHash);
+  const command = `mcp-drift baseline diff ${server}`;
+  return {
+    severity: since.severity,
+    findings: since.findings,
+    baseline,
+    command,
+    text: `since the approved baseline ${baseline}, the listing has drifted by ${since.findings} finding${since.findings === 1 ? '' : 's'} graded ${since.severity.toUpperCase()} as one change, higher than this alert's ${severity.toUpperCase()}`,
+  };
+}
+
 /** Everything the message says, cleaned and cut, for the text and HTML parts alike. */
 export function buildAlertView(input: AlertMessageInput): AlertView {
   const all = input.changes;
@@ -422,6 +459,7 @@ export function buildAlertView(input: AlertMessageInput): AlertView {
 
   return {
     server,
+    sinceApproval: sinceApprovalView(server, last.change, severity),
     trust: { level: input.server.trust, implication: trustImplication(input.server.trust) },
     severity,
     headline: alertHeadline(rows),

@@ -143,6 +143,11 @@ function renderText(view: AlertView): string {
     `Detected:  ${detectedText(view)}`,
   ];
   if (view.worst !== null) out.push(`Worst:     ${view.worst}`);
+  if (view.sinceApproval !== null) {
+    out.push(
+      `Since approval: ${view.sinceApproval.severity.toUpperCase()}: ${view.sinceApproval.text}; see ${view.sinceApproval.command}`,
+    );
+  }
   out.push('', 'TRUST POSTURE', `  ${view.trust.level}: ${view.trust.implication}`);
   for (const change of view.changes) out.push(...changeText(change));
   const more = omittedChangesText(view);
@@ -207,6 +212,12 @@ function renderHtml(view: AlertView, subject: string): SafeHtml {
     ['Detected', detectedText(view)],
   ];
   if (view.worst !== null) summary.push(['Worst', view.worst]);
+  if (view.sinceApproval !== null) {
+    summary.push([
+      'Since approval',
+      markup`${severityBadge(view.sinceApproval.severity)} ${view.sinceApproval.text}; see ${code(view.sinceApproval.command)}`,
+    ]);
+  }
   const commands: Array<readonly [string, string | SafeHtml]> = [
     ...view.commands.show.map((command) => ['Inspect', code(command)] as const),
     ...(view.commands.more === null ? [] : [['List all', code(view.commands.more)] as const]),

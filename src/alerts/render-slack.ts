@@ -146,6 +146,11 @@ export function renderSlack(input: AlertMessageInput): SlackMessage {
     `*Detected* ${view.totalChanges === 1 ? view.firstDetected : `between ${view.firstDetected} and ${view.lastDetected}`}`,
     `*Trust* ${view.trust.level}: ${e(view.trust.implication)}`,
     ...(view.worst === null ? [] : [`*Worst* ${e(view.worst)}`]),
+    ...(view.sinceApproval === null
+      ? []
+      : [
+          `*Since approval* ${view.sinceApproval.severity.toUpperCase()}: ${e(view.sinceApproval.text)}; \`${e(view.sinceApproval.command)}\``,
+        ]),
   ].join('\n');
 
   const commands = [

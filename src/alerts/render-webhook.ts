@@ -26,6 +26,16 @@ export function renderWebhook(input: AlertMessageInput & { delivery: string }): 
     },
     severity: view.severity,
     headline: view.headline,
+    /** Null unless the drift since the approved baseline is graded higher than `severity`. */
+    sinceApproval:
+      view.sinceApproval === null
+        ? null
+        : {
+            severity: view.sinceApproval.severity,
+            findings: view.sinceApproval.findings,
+            baseline: view.sinceApproval.baseline,
+            command: view.sinceApproval.command,
+          },
     changes: input.changes.map(({ change, findings }) => {
       const shown = findings.slice(0, Math.max(0, budget));
       budget -= shown.length;
@@ -37,6 +47,7 @@ export function renderWebhook(input: AlertMessageInput & { delivery: string }): 
         toHash: change.toHash,
         notificationSeen: change.notificationSeen,
         exposure: change.exposure,
+        sinceBaseline: change.sinceBaseline,
         findings: shown.map((finding) => ({
           tool: finding.tool,
           kind: finding.kind,

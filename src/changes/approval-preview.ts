@@ -1,10 +1,6 @@
-import { headline } from '../alerts/alert-view.js';
 import type { Database } from '../db/client.js';
-import { findingJson } from '../diff/finding-json.js';
-import { groupFindingsByTool } from '../diff/group-findings.js';
-import { diffListings, type ChangeSeverity, type Finding } from '../diff/index.js';
-import type { RawTool } from '../listings/canonical.js';
-import { getBaseline, listingSpan, listingsByHash } from '../listings/listings-repo.js';
+import type { ChangeSeverity } from '../diff/index.js';
+import { getBaseline, latestOkObservation, listingSpan } from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
 import {
   alertsUpToListing,
@@ -12,9 +8,9 @@ import {
   candidateListing,
   type Approver,
 } from './baseline.js';
+import { diffServerListings, type AcceptedFinding } from './baseline-drift.js';
 
-/** A finding an approval accepts, with the one line that names it. */
-export type AcceptedFinding = Finding & { headline: string };
+export type { AcceptedFinding } from './baseline-drift.js';
 
 /**
  * What approving a listing accepts, shown before anything is written (the CLI's prompt, the
@@ -39,6 +35,11 @@ export interface ApprovalPreview {
     firstObserved: string | null;
     lastObserved: string | null;
   };
+  /**
+   * The server's latest listing when the preview was made. A form built from the preview
+   * carries it, and the approval is refused if the listing moved since (docs/console.md).
+   */
+  latest: string | null;
   /** The listing is the baseline already: approving changes nothing but its time. */
   alreadyBaseline: boolean;
   severity: ChangeSeverity;
@@ -56,21 +57,9 @@ export async function previewApproval(
   const server = await getServer(db, name);
   const hash = await candidateListing(db, server, options);
   const baseline = await getBaseline(db, server.id);
-  const bodies = await listingsByHash(
-    db,
-    [hash, baseline?.listingHash].filter((value): value is string => value !== undefined),
-  );
-  const toolsOf = (key: string | undefined): RawTool[] =>
-    (key === undefined ? undefined : bodies.get(key)) ?? [];
-  const alreadyBaseline = baseline?.listingHash === hash;
-  const diff =
-    baseline && !alreadyBaseline
-      ? diffListings(toolsOf(baseline.listingHash), toolsOf(hash), {
-          trust: server.trust,
-          server: server.name,
-        })
-      : { severity: 'none' as const, findings: [] };
+  const diff = await diffServerListings(db, server, baseline?.listingHash ?? hash, hash);
   const span = await listingSpan(db, server.id, hash);
+  const latest = (await latestOkObservation(db, server.id))?.listingHash ?? null;
   return {
     server: server.name,
     previous: baseline
@@ -79,30 +68,19 @@ export async function previewApproval(
           approvedBy: baseline.approvedBy,
           approvedAt: baseline.approvedAt.toISOString(),
           approver: await baselineApprover(db, server.name, baseline),
-          tools: toolsOf(baseline.listingHash).length,
+          tools: diff.tools.from,
         }
       : null,
     candidate: {
       hash,
-      tools: toolsOf(hash).length,
+      tools: diff.tools.to,
       firstObserved: span.firstObserved,
       lastObserved: span.lastObserved,
     },
-    alreadyBaseline,
+    latest,
+    alreadyBaseline: baseline?.listingHash === hash,
     severity: diff.severity,
-    findings: groupFindingsByTool(diff.findings).flatMap((group) =>
-      group.findings.map((finding) => ({
-        ...findingJson(finding),
-        headline: headline({
-          tool: finding.tool,
-          field: finding.field ?? null,
-          kind: finding.kind,
-          before: finding.before ?? null,
-          after: finding.after ?? null,
-          record: finding.record as unknown as Record<string, unknown>,
-        }),
-      })),
-    ),
+    findings: diff.findings,
     openAlerts: await alertsUpToListing(db, server.id, hash),
   };
 }

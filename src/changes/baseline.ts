@@ -97,6 +97,32 @@ export async function candidateListing(
 }
 
 /**
+ * The server's latest listing, which must be `expected` (8 to 64 hex digits of its hash): an
+ * approval accepts what was reviewed, and a listing seen after the review is not that
+ * (docs/design.md §2, Baseline). Refused with CONFLICT, naming the latest hash, otherwise.
+ */
+export async function requireLatestListing(
+  db: Database,
+  server: { id: number; name: string },
+  expected: string,
+): Promise<string> {
+  if (!/^[0-9a-f]{8,64}$/.test(expected)) {
+    throw new DriftError(
+      'INVALID_INPUT',
+      `invalid listing hash "${expected}": give 8 to 64 hex digits of the hash reviewed`,
+    );
+  }
+  const latest = await candidateListing(db, server, {});
+  if (!latest.startsWith(expected)) {
+    throw new DriftError(
+      'CONFLICT',
+      `the latest listing of ${server.name} is ${latest}, not ${expected}: it changed after it was reviewed; nothing was approved. Review it (\`mcp-drift baseline diff ${server.name}\`) and approve that hash`,
+    );
+  }
+  return latest;
+}
+
+/**
  * The alerts an approval of `hash` may acknowledge with it: the unacknowledged ones of the
  * changes up to the latest that arrived at this listing. A later change's alert is about
  * something the approval did not see, and stays open.
@@ -128,10 +154,18 @@ export interface ApprovalResult {
 export async function approveBaseline(
   db: Database,
   name: string,
-  options: { listing?: string; exact?: boolean; actor?: Actor; acknowledgeAlerts?: boolean } = {},
+  options: {
+    listing?: string;
+    exact?: boolean;
+    /** The latest listing when the approval was reviewed; refused (CONFLICT) if it moved. */
+    latest?: string;
+    actor?: Actor;
+    acknowledgeAlerts?: boolean;
+  } = {},
 ): Promise<ApprovalResult> {
   return db.transaction(async (tx) => {
     const server = await getServer(tx, name);
+    if (options.latest !== undefined) await requireLatestListing(tx, server, options.latest);
     const hash = await candidateListing(tx, server, options);
     const previous = (await getBaseline(tx, server.id))?.listingHash ?? null;
     const row = (await setBaseline(tx, server.id, hash, 'operator'))!;

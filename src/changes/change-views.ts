@@ -10,7 +10,7 @@ import {
 } from '../diff/index.js';
 import type { InterpretationRecord } from '../diff/types.js';
 import { getServer } from '../registry/servers-repo.js';
-import type { FindingRow } from '../db/schema.js';
+import type { FindingRow, SinceBaseline } from '../db/schema.js';
 import { findingsOfChanges, getChange, listChanges } from './changes-repo.js';
 
 export interface ChangeView {
@@ -101,7 +101,12 @@ export async function changeFeed(
 }
 
 export interface ChangeDetail {
-  change: ChangeView & { observationId: number; exposure: unknown };
+  change: ChangeView & {
+    observationId: number;
+    exposure: unknown;
+    /** The drift since the approved baseline when recorded, if that baseline was older. */
+    sinceBaseline: SinceBaseline | null;
+  };
   findings: Finding[];
 }
 
@@ -119,6 +124,7 @@ export async function showChange(db: Database, id: number): Promise<ChangeDetail
       observationId: change.observationId,
       notificationSeen: change.notificationSeen,
       exposure: change.exposure,
+      sinceBaseline: change.sinceBaseline,
     },
     findings: findings.map((row) => findingJson(findingOf(row))),
   };

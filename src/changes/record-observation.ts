@@ -1,7 +1,7 @@
 import { decideAlert, type AlertPolicy } from '../alerts/alert-policy.js';
 import { enqueueAlert, type QueuedAlert } from '../alerts/alerts-repo.js';
 import type { Database } from '../db/client.js';
-import type { ChangeRow, ServerRow } from '../db/schema.js';
+import type { ChangeRow, ServerRow, SinceBaseline } from '../db/schema.js';
 import {
   checkFirstListing,
   diffListings,
@@ -10,6 +10,7 @@ import {
 } from '../diff/index.js';
 import { canonicalListing, extrasOf, type CanonicalListing } from '../listings/canonical.js';
 import {
+  getBaseline,
   insertObservation,
   listingSpan,
   listingsByHash,
@@ -157,6 +158,7 @@ async function recordIn(
     cacheScope: result.cacheScope,
   };
   let diff: DiffResult;
+  let sinceBaseline: SinceBaseline | null = null;
   let oldSpan: { firstObserved: string | null; lastObserved: string | null } | null = null;
   if (oldHash === null) {
     await setBaseline(db, server.id, listing.hash, 'first-listing', { onlyIfMissing: true });
@@ -180,6 +182,7 @@ async function recordIn(
       history,
       now,
     });
+    sinceBaseline = await driftSinceBaselineOf(db, server, oldHash, listing);
   }
   const row = await appendChange(
     db,
@@ -199,6 +202,7 @@ async function recordIn(
         ttlMs: result.ttlMs,
         cacheScope: result.cacheScope,
       },
+      sinceBaseline,
     },
     diff.findings,
   );
@@ -212,6 +216,32 @@ async function recordIn(
       })
     : null;
   return { ...recorded, change: { row, diff, alert } };
+}
+
+/**
+ * When the approved baseline is older than the listing before, the drift from it to the new
+ * listing graded as one change (docs/design.md §4): small steps can add up to more than the
+ * last one. Null when the change starts at the baseline or comes back to it.
+ */
+async function driftSinceBaselineOf(
+  db: Database,
+  server: ServerRow,
+  oldHash: string,
+  listing: CanonicalListing,
+): Promise<SinceBaseline | null> {
+  const baseline = await getBaseline(db, server.id);
+  if (!baseline || baseline.listingHash === oldHash || baseline.listingHash === listing.hash) {
+    return null;
+  }
+  const cumulative = diffListings(await loadListingTools(db, baseline.listingHash), listing, {
+    trust: server.trust,
+    server: server.name,
+  });
+  return {
+    baselineHash: baseline.listingHash,
+    severity: cumulative.severity,
+    findings: cumulative.findings.length,
+  };
 }
 
 function observationValues(

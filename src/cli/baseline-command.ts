@@ -1,8 +1,17 @@
 import { previewApproval, type ApprovalPreview } from '../changes/approval-preview.js';
-import { approveBaseline, showBaseline, type Approver } from '../changes/baseline.js';
+import {
+  approveBaseline,
+  requireLatestListing,
+  showBaseline,
+  type Approver,
+} from '../changes/baseline.js';
+import { driftSinceBaseline } from '../changes/baseline-drift.js';
+import { formatFindingsText } from '../diff/index.js';
+import { DriftError } from '../errors.js';
+import { getServer } from '../registry/servers-repo.js';
 import type { CommandRun } from './command-run.js';
 import { confirm, requireConfirmable } from './confirmation.js';
-import { formatTable, printJson, printLine, short } from './output.js';
+import { formatTable, printJson, printLine, printText, short } from './output.js';
 
 export async function baselineShowCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
@@ -34,13 +43,52 @@ export async function baselineShowCommand(run: CommandRun): Promise<void> {
   );
 }
 
+/** `baseline diff NAME`: everything between the approved listing and the latest, as one change. */
+export async function baselineDiffCommand(run: CommandRun): Promise<void> {
+  const [name] = run.args as [string];
+  const ctx = await run.context();
+  const drift = await ctx.withDatabase((db) => driftSinceBaseline(db, name));
+  if (run.opts.json) return printJson(drift);
+  const { baseline, latest } = drift;
+  printLine(
+    `${drift.server}: baseline ${short(baseline.hash)} (${
+      baseline.approvedBy === 'operator'
+        ? `approved by ${approverText(baseline.approver)}`
+        : 'the first listing seen'
+    }, ${baseline.approvedAt}) → latest listing ${latest.hash} (seen ${latest.firstObserved ?? '?'} to ${latest.lastObserved ?? '?'})`,
+  );
+  if (drift.atBaseline) {
+    printLine('The latest listing is the baseline: nothing has drifted. Severity: none.');
+    return;
+  }
+  printLine(`Graded as one change: ${drift.severity.toUpperCase()}`);
+  printText(formatFindingsText(drift));
+}
+
 export async function baselineApproveCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
-  const opts = run.opts as { listing?: string; json?: boolean; yes?: boolean; ackAlerts?: boolean };
+  const opts = run.opts as {
+    listing?: string;
+    hash?: string;
+    json?: boolean;
+    yes?: boolean;
+    ackAlerts?: boolean;
+  };
+  if (opts.hash !== undefined && opts.listing !== undefined) {
+    throw new DriftError(
+      'USAGE',
+      'baseline approve: give --hash (the latest listing, as reviewed) or --listing (an earlier one), not both',
+    );
+  }
   requireConfirmable('baseline approve', opts.yes);
   const ctx = await run.context();
   const { preview, approved } = await ctx.withDatabase(async (db) => {
-    const preview = await previewApproval(db, name, { listing: opts.listing });
+    // With --hash, a listing other than the one reviewed is refused before anything is shown.
+    const listing =
+      opts.hash === undefined
+        ? opts.listing
+        : await requireLatestListing(db, await getServer(db, name), opts.hash);
+    const preview = await previewApproval(db, name, { listing });
     if (!opts.json) printApprovalPreview(preview, opts.ackAlerts === true);
     await confirm(
       `Approve ${short(preview.candidate.hash)} as the baseline of ${preview.server}?`,
@@ -54,6 +102,7 @@ export async function baselineApproveCommand(run: CommandRun): Promise<void> {
     const approved = await approveBaseline(db, preview.server, {
       listing: preview.candidate.hash,
       exact: true,
+      ...(opts.hash === undefined ? {} : { latest: preview.candidate.hash }),
       actor: ctx.actor,
       acknowledgeAlerts: opts.ackAlerts === true,
     });
@@ -65,7 +114,7 @@ export async function baselineApproveCommand(run: CommandRun): Promise<void> {
   );
   if (opts.json) return printJson({ preview, approved });
   printLine(
-    `${approved.server}: baseline is now ${short(approved.hash)} (approved by ${approverText(approved.approver)}, ${approved.approvedAt})`,
+    `${approved.server}: baseline is now ${approved.hash} (approved by ${approverText(approved.approver)}, ${approved.approvedAt})`,
   );
   if (approved.acknowledged.length > 0) {
     printLine(`acknowledged ${alertList(approved.acknowledged)}`);

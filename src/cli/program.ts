@@ -336,7 +336,7 @@ Every listing command takes --json. Configuration comes from the environment or 
 
   const baseline = program
     .command('baseline')
-    .summary('the approved listing (baseline show NAME, baseline approve NAME)')
+    .summary('the approved listing (baseline show|diff|approve NAME)')
     .description('The listing a server’s changes are judged against.');
   jsonFlag(
     baseline
@@ -348,13 +348,31 @@ Every listing command takes --json. Configuration comes from the environment or 
     .action(lazy(async () => (await import('./baseline-command.js')).baselineShowCommand));
   jsonFlag(
     baseline
+      .command('diff')
+      .summary('every finding from the approved listing to the latest, graded as one change')
+      .description(
+        'The drift since approval: the diff from the baseline to the latest listing, however many changes lie between, graded by the same rules as one change (its severity is its worst finding). With --json: {server, baseline, latest, atBaseline, severity, findings}.',
+      )
+      .argument('<NAME>', 'a registered server'),
+  )
+    .addHelpText(
+      'after',
+      examples('mcp-drift baseline diff fs', 'mcp-drift baseline diff fs --json'),
+    )
+    .action(lazy(async () => (await import('./baseline-command.js')).baselineDiffCommand));
+  jsonFlag(
+    baseline
       .command('approve')
       .summary('approve the latest listing, or the one given, as the baseline')
       .description(
         'Show the current baseline (and who approved it), the listing to approve and every finding between the two, then ask "Approve? [y/N]" on the terminal. Without a terminal, pass --yes. With --json, the document holds {preview, approved}.',
       )
       .argument('<NAME>', 'a registered server')
-      .option('--listing <HASH>', 'the listing to approve: 8 to 64 hex digits of its hash')
+      .option(
+        '--hash <HASH>',
+        'the latest listing, as reviewed (8 to 64 hex digits); refused (exit 3, nothing changed) if the latest listing is another',
+      )
+      .option('--listing <HASH>', 'an earlier listing to approve: 8 to 64 hex digits of its hash')
       .option('--ack-alerts', 'also acknowledge the open alerts of changes up to that listing')
       .option('-y, --yes', 'approve without asking (for scripts; required without a terminal)'),
   )
@@ -362,6 +380,7 @@ Every listing command takes --json. Configuration comes from the environment or 
       'after',
       examples(
         'mcp-drift baseline approve fs',
+        'mcp-drift baseline approve fs --hash 3f2a9c01d4e5 --yes',
         'mcp-drift baseline approve fs --listing 3f2a9c01 --ack-alerts',
         'mcp-drift baseline approve fs --yes --json',
       ),

@@ -88,9 +88,12 @@ export function apiRoutes(options: { db: Database; config: Config; logger: Logge
 
   api.post('/servers/:name/baseline', async (c) => {
     const listing = await field(c, 'listing');
+    // Optional for scripts that approve a hash they hold; refused (409) if the listing moved.
+    const latest = await field(c, 'latest');
     const approved = await approveBaseline(db, c.req.param('name'), {
       listing: listing ?? '',
       exact: true,
+      ...(latest === undefined ? {} : { latest }),
       actor: c.get('actor'),
       acknowledgeAlerts: (await field(c, 'acknowledge')) === 'alerts',
     });

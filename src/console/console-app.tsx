@@ -270,12 +270,38 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
 
   ui.post('/servers/:name/baseline', async (c) => {
     const body = await c.req.parseBody();
-    const approved = await approveBaseline(db, c.req.param('name'), {
-      listing: formValue(body, 'listing') ?? '',
-      exact: true,
-      actor: c.get('actor'),
-      acknowledgeAlerts: formValue(body, 'acknowledge') === 'alerts',
-    });
+    const latest = formValue(body, 'latest');
+    if (!latest) {
+      throw new DriftError(
+        'INVALID_INPUT',
+        'an approval carries the latest listing its page showed; approve from the server’s approve page',
+      );
+    }
+    const change = positiveInt('change', formValue(body, 'change'));
+    let approved;
+    try {
+      approved = await approveBaseline(db, c.req.param('name'), {
+        listing: formValue(body, 'listing') ?? '',
+        exact: true,
+        latest,
+        actor: c.get('actor'),
+        acknowledgeAlerts: formValue(body, 'acknowledge') === 'alerts',
+      });
+    } catch (error) {
+      if (!isDriftError(error) || error.code !== 'CONFLICT') throw error;
+      // The page said what approving accepted; a listing seen since was not on it.
+      const serverPath = `/servers/${encodeURIComponent(c.req.param('name'))}`;
+      return page(
+        c,
+        <ErrorPage
+          page={pageOf(c)}
+          title="The listing changed after you reviewed it"
+          message={`Nothing was approved. ${error.message}.`}
+          next={{ href: serverPath, text: 'Review the server’s latest listing' }}
+        />,
+        409,
+      );
+    }
     logger.info(
       {
         server: approved.server,
@@ -285,7 +311,6 @@ export function mountConsole(app: Hono, options: ConsoleOptions): void {
       },
       'baseline approved from the console',
     );
-    const change = positiveInt('change', formValue(body, 'change'));
     const notice = approved.acknowledged.length > 0 ? 'approved-acknowledged' : 'approved';
     return c.redirect(
       change

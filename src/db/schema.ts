@@ -241,6 +241,12 @@ export const changes = pgTable(
     notificationSeen: boolean('notification_seen'),
     /** Stale-session exposure (docs/design.md §5): old listing first/last observed, ttl, scope. */
     exposure: storableJsonb<Record<string, unknown>>('exposure').notNull().default({}),
+    /**
+     * The drift from the approved baseline to this change's listing, graded as one change,
+     * when that baseline is older than the listing before (docs/design.md §4, drift since
+     * approval); null when the change starts from the baseline or none was set.
+     */
+    sinceBaseline: storableJsonb<SinceBaseline>('since_baseline'),
   },
   (t) => [
     unique('changes_server_previous').on(t.serverId, t.previousChangeId).nullsNotDistinct(),
@@ -473,5 +479,13 @@ export type NewServerRow = typeof servers.$inferInsert;
 export type AlertRow = typeof alerts.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type ChangeRow = typeof changes.$inferSelect;
+
+/** A change's drift since the approved baseline (changes.since_baseline). */
+export interface SinceBaseline {
+  /** The approved listing the drift is measured from. */
+  baselineHash: string;
+  severity: (typeof CHANGE_SEVERITIES)[number];
+  findings: number;
+}
 export type NewChangeRow = typeof changes.$inferInsert;
 export type FindingRow = typeof findings.$inferSelect;

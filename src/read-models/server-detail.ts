@@ -1,5 +1,6 @@
 import { recentActions } from '../audit/operator-actions-repo.js';
 import { baselineApprover, type Approver } from '../changes/baseline.js';
+import { diffServerListings, type ListingDiff } from '../changes/baseline-drift.js';
 import { changeFeed, type FeedItem } from '../changes/change-views.js';
 import { serverHistory, type HistoryRun } from '../changes/history.js';
 import { serverTimeline, type Timeline } from './timeline.js';
@@ -38,6 +39,11 @@ export interface ServerDetail {
     approver: Approver | null;
     tools: { name: string; description: string | null; hints: Record<HintName, DeclaredHint> }[];
   } | null;
+  /**
+   * The drift from the baseline to the latest listing, graded as one change (docs/console.md);
+   * null while the latest listing is the baseline.
+   */
+  driftSinceApproval: (Omit<ListingDiff, 'tools'> & { latest: string }) | null;
   timeline: Timeline;
   changes: { items: FeedItem[]; next: number | null };
   observations: { items: HistoryRun[]; next: number | null };
@@ -74,6 +80,11 @@ export async function serverDetail(
     limit: options.pageSize,
   });
   const actions = await recentActions(db, { server: row.name, limit: 20 });
+  const latest = state.lastListing?.hash ?? null;
+  const drift =
+    baseline && latest !== null && latest !== baseline.listingHash
+      ? await diffServerListings(db, row, baseline.listingHash, latest)
+      : null;
   return {
     registration: serverView(row, defaults),
     state,
@@ -112,6 +123,10 @@ export async function serverDetail(
           }),
         }
       : null,
+    driftSinceApproval:
+      drift && latest !== null
+        ? { severity: drift.severity, findings: drift.findings, latest }
+        : null,
     // A server registered within the window is drawn from its registration on.
     timeline: await serverTimeline(db, row.id, {
       since: new Date(Math.max(options.window.since.getTime(), row.createdAt.getTime())),

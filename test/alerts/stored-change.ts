@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { ChangeRow, FindingRow } from '../../src/db/schema.js';
+import type { ChangeRow, FindingRow, SinceBaseline } from '../../src/db/schema.js';
 import type { AlertChange } from '../../src/alerts/render-alert.js';
 import { diffListings, type DeliveryContext, type TrustLevel } from '../../src/diff/index.js';
 import type { RawTool } from '../../src/listings/canonical.js';
@@ -18,6 +18,7 @@ export interface ChangeOptions {
   detectedAt?: Date;
   ttlMs?: number | null;
   cacheScope?: string | null;
+  sinceBaseline?: SinceBaseline | null;
 }
 
 /**
@@ -59,6 +60,7 @@ export function storedChange(
       ttlMs: options.ttlMs ?? null,
       cacheScope: options.cacheScope ?? null,
     }),
+    sinceBaseline: options.sinceBaseline ?? null,
   };
   const findings: FindingRow[] = diff.findings.map((finding, index) => ({
     id: options.id * 1000 + index,

@@ -148,6 +148,8 @@ describe(`approving from the console (${backend})`, () => {
     expect(page).toContain(`title="${ids.firstHash}"`);
     expect(page).toContain('the first listing seen');
     expect(page).toContain(`<code class="hash-full">${ids.hashA}</code>`);
+    // The form carries the latest listing the page was made from: B, newer than A.
+    expect(page).toContain(`name="latest" value="${ids.hashB}"`);
     expect(page).toContain('annotation_relaxed');
     expect(page).toMatch(/<span class="sev sev-critical">critical<\/span>/);
     // The finding of the later change is not what approving A accepts.
@@ -199,6 +201,7 @@ describe(`approving from the console (${backend})`, () => {
     const approved = await browserPost('/servers/notes/baseline', {
       _csrf: csrf,
       listing: ids.hashA,
+      latest: ids.hashB,
       change: String(ids.changeA),
       acknowledge: 'alerts',
     });
@@ -231,10 +234,21 @@ describe(`approving from the console (${backend})`, () => {
     expect(next).toContain('Approve and acknowledge its alerts (1)');
   });
 
+  it('refuses a post without the latest listing its page showed', async () => {
+    const refused = await browserPost('/servers/notes/baseline', {
+      _csrf: csrf,
+      listing: ids.hashB,
+      acknowledge: '',
+    });
+    expect(refused.status).toBe(400);
+    expect(await baselineHash()).toBe(ids.hashA);
+  });
+
   it('approves without acknowledging from the plain button', async () => {
     const approved = await browserPost('/servers/notes/baseline', {
       _csrf: csrf,
       listing: ids.hashB,
+      latest: ids.hashB,
       acknowledge: '',
     });
     expect(approved.status).toBe(303);

@@ -338,16 +338,19 @@ describe(`the console's actions and API (${backend})`, () => {
     const prefix = await browserPost('/servers/notes/baseline', {
       _csrf: csrf,
       listing: ids.notesTo.slice(0, 12),
+      latest: ids.notesTo,
     });
     expect(prefix.status).toBe(400);
     const unknown = await browserPost('/servers/notes/baseline', {
       _csrf: csrf,
       listing: 'f'.repeat(64),
+      latest: ids.notesTo,
     });
     expect(unknown.status).toBe(404);
     const approved = await browserPost('/servers/notes/baseline', {
       _csrf: csrf,
       listing: ids.notesTo,
+      latest: ids.notesTo,
       change: String(ids.notesChange),
     });
     expect(approved.status).toBe(303);

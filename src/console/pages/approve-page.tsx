@@ -16,7 +16,11 @@ export const ApprovePage: FC<{
 }> = ({ page, preview, change }) => {
   const { previous, candidate } = preview;
   const serverPath = `/servers/${encodeURIComponent(preview.server)}`;
-  const fields = { listing: candidate.hash, ...(change ? { change: String(change) } : {}) };
+  const fields = {
+    listing: candidate.hash,
+    latest: preview.latest ?? '',
+    ...(change ? { change: String(change) } : {}),
+  };
   const alerts = preview.openAlerts.length;
   return (
     <Layout title={`Approve a baseline of ${preview.server}`} section="none" page={page}>
@@ -41,6 +45,15 @@ export const ApprovePage: FC<{
           <code class="hash-full">{candidate.hash}</code> ({candidate.tools} tools), last seen{' '}
           <When at={candidate.lastObserved} now={page.now} />
         </dd>
+        {preview.latest && preview.latest !== candidate.hash ? (
+          <>
+            <dt>latest listing</dt>
+            <dd>
+              <code class="hash-full">{preview.latest}</code> (newer: after approving, the server
+              drifts from its baseline again)
+            </dd>
+          </>
+        ) : null}
         <dt>open alerts</dt>
         <dd>
           {alerts === 0

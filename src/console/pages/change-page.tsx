@@ -349,6 +349,17 @@ export const ChangePage: FC<{
         <dd>
           <Hash hash={change.fromHash} /> → <Hash hash={change.toHash} />
         </dd>
+        {change.sinceBaseline ? (
+          <>
+            <dt>drift since approval</dt>
+            <dd>
+              <Sev severity={change.sinceBaseline.severity} /> from the approved baseline{' '}
+              <Hash hash={change.sinceBaseline.baselineHash} /> to this listing, graded as one
+              change ({change.sinceBaseline.findings} finding
+              {change.sinceBaseline.findings === 1 ? '' : 's'}) when it was recorded
+            </dd>
+          </>
+        ) : null}
       </dl>
 
       <ChangeAlerts page={page} changeId={change.id} alerts={alerts} />

@@ -1,6 +1,7 @@
 import type { FC } from 'hono/jsx';
 import { HINTS, declaredText, type DeclaredHint } from '../../diff/index.js';
 import type { ServerDetail } from '../../read-models/server-detail.js';
+import { FindingGroups } from './change-page.js';
 import { Layout } from './layout.js';
 import {
   approverText,
@@ -258,6 +259,21 @@ export const ServerPage: FC<{
                 </>
               ) : null}
             </p>
+            {detail.driftSinceApproval ? (
+              <section aria-labelledby="drift-heading" class="drift-since-approval">
+                <h3 id="drift-heading">
+                  Drift since approval <Sev severity={detail.driftSinceApproval.severity} />
+                </h3>
+                <p>
+                  From the baseline to the latest listing (
+                  <Hash hash={detail.driftSinceApproval.latest} />
+                  ), graded as one change: {detail.driftSinceApproval.findings.length} finding
+                  {detail.driftSinceApproval.findings.length === 1 ? '' : 's'}, however many changes
+                  lie between.
+                </p>
+                <FindingGroups findings={detail.driftSinceApproval.findings} level="h4" />
+              </section>
+            ) : null}
             <table class="tools">
               <caption>{`The baseline's ${detail.baseline.tools.length} tools and their declared hints`}</caption>
               <thead>
