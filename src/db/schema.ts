@@ -21,6 +21,7 @@ import { IMPORT_SOURCES } from '../vocabulary/hosts.js';
 import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js';
 import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
 import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
+import { OAUTH_GRANTS, type OAuthSettings } from '../vocabulary/oauth-grants.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 import { storableJsonb, storableText } from './storable.js';
@@ -70,6 +71,8 @@ export const servers = pgTable(
     alertMinSeverity: text('alert_min_severity', { enum: SEVERITIES }),
     /** Learned on first connect, so that stdio servers are not spawned twice per probe. */
     protocolEra: text('protocol_era', { enum: PROTOCOL_ERAS }),
+    /** Behind OAuth (docs/oauth.md): grant, client id, `${VAR}` secret reference, scopes. */
+    oauth: jsonb('oauth').$type<OAuthSettings>(),
     createdAt: createdAt(),
     /** Bumped on every edit: the supervisor re-reads servers changed since its last look. */
     updatedAt: at('updated_at').notNull().defaultNow(),
@@ -84,6 +87,10 @@ export const servers = pgTable(
     oneOf('servers_trust', t.trust, TRUST_LEVELS),
     oneOf('servers_alert_min_severity', t.alertMinSeverity, SEVERITIES),
     oneOf('servers_protocol_era', t.protocolEra, PROTOCOL_ERAS),
+    check(
+      'servers_oauth',
+      sql`${t.oauth} is null or (${t.transport} in ('http', 'sse') and ${t.oauth}->>'grant' in (${sql.raw(OAUTH_GRANTS.map((grant) => `'${grant}'`).join(', '))}))`,
+    ),
   ],
 );
 

@@ -1,0 +1,2 @@
+ALTER TABLE "servers" ADD COLUMN "oauth" jsonb;--> statement-breakpoint
+ALTER TABLE "servers" ADD CONSTRAINT "servers_oauth" CHECK ("servers"."oauth" is null or ("servers"."transport" in ('http', 'sse') and "servers"."oauth"->>'grant' in ('authorization_code', 'client_credentials')));
