@@ -19,3 +19,10 @@ export interface OAuthSettings {
   /** Scopes to ask for; empty: what the protected-resource metadata advertises. */
   scopes: string[];
 }
+
+/**
+ * Where a server's authorization stands: tokens to use, or a refresh the authorization
+ * server refused (`needs_login`: the watcher waits for `server login` or `server edit`).
+ */
+export const OAUTH_STATES = ['authorized', 'needs_login'] as const;
+export type OAuthStateName = (typeof OAUTH_STATES)[number];
