@@ -20,6 +20,7 @@ export function connectSpecOf(server: ServerSpec & { protocolEra?: Era | null })
     url: server.url ?? undefined,
     headers: server.headers,
     era: server.protocolEra ?? null,
+    oauth: server.oauth ?? null,
   };
 }
 

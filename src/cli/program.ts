@@ -425,6 +425,17 @@ function registrationFlags(command: Command, editing: boolean): Command {
       'a webhook URL for this server, besides WEBHOOK_URL (signed with WEBHOOK_SECRET)',
     )
     .option('--hold', 'keep a long-lived session to a stdio server (http and sse always are)')
+    .option('--oauth', 'behind OAuth: a person logs in with `server login` (docs/oauth.md)')
+    .option(
+      '--oauth-grant <GRANT>',
+      'authorization-code (a login, the default with --oauth) or client-credentials',
+    )
+    .option('--oauth-client-id <ID>', 'a pre-registered OAuth client (else dynamic registration)')
+    .option(
+      '--oauth-client-secret <${VAR}>',
+      "the client's secret as a ${VAR} reference, resolved where mcp-drift runs",
+    )
+    .option('--oauth-scope <SCOPE>', 'a scope to ask for; repeat for more', collect)
     .option(
       '--alert-min-severity <LEVEL>',
       editing
@@ -434,6 +445,7 @@ function registrationFlags(command: Command, editing: boolean): Command {
   if (editing) {
     command
       .addOption(new Option('--no-hold', 'stop holding a stdio server’s session'))
+      .addOption(new Option('--no-oauth', 'no longer behind OAuth'))
       .addOption(new Option('--no-slack', 'drop this server’s own Slack URL'))
       .addOption(new Option('--no-webhook', 'drop this server’s own webhook URL'));
   }
@@ -465,6 +477,7 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       examples(
         'mcp-drift server add fs --stdio -- npx @modelcontextprotocol/server-filesystem /tmp',
         "mcp-drift server add web --url http://127.0.0.1:3001/mcp --header 'Authorization=Bearer ${TOKEN}' --trust trusted",
+        "mcp-drift server add tracker --url https://mcp.example.com/mcp --oauth-grant client-credentials --oauth-client-id drift --oauth-client-secret '${TRACKER_SECRET}'",
       ),
     )
     .action(lazy(async () => (await load()).serverAddCommand, { commandLine: true }));

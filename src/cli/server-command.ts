@@ -23,9 +23,18 @@ import { formatTable, printJson, printLine, printWarnings } from './output.js';
  */
 type RegistrationFlags = Omit<
   RegistrationInput,
-  'hold' | 'noHold' | 'slack' | 'noSlack' | 'webhook' | 'noWebhook' | 'commandLine'
+  | 'hold'
+  | 'noHold'
+  | 'slack'
+  | 'noSlack'
+  | 'webhook'
+  | 'noWebhook'
+  | 'commandLine'
+  | 'oauth'
+  | 'noOauth'
 > & {
   hold?: boolean;
+  oauth?: boolean;
   slack?: string | false;
   webhook?: string | false;
   json?: boolean;
@@ -37,12 +46,15 @@ function registrationInput(run: CommandRun): RegistrationInput {
     json: _json,
     check: _check,
     hold,
+    oauth,
     slack,
     webhook,
     ...flags
   } = run.opts as RegistrationFlags;
   const input: RegistrationInput = {
     ...flags,
+    oauth: oauth === true ? true : undefined,
+    noOauth: oauth === false ? true : undefined,
     hold: hold === true ? true : undefined,
     noHold: hold === false ? true : undefined,
     slack: typeof slack === 'string' ? slack : undefined,
@@ -204,6 +216,20 @@ function report(ctx: CommandContext, view: ServerView, json: unknown, headline?:
     ['alerts from', view.alertMinSeverity ?? `default (${ctx.config.ALERT_MIN_SEVERITY})`],
     ['enabled', view.enabled ? 'yes' : 'no'],
     ['protocol era', view.protocolEra ?? 'not yet connected'],
+    ...oauthLines(view),
   ];
   printLine(formatTable(['FIELD', 'VALUE'], lines).split('\n').slice(1).join('\n'));
+}
+
+/** What `server show` says of OAuth: settings and references, never a secret or a token. */
+function oauthLines(view: ServerView): [string, string][] {
+  const oauth = view.oauth;
+  if (!oauth) return view.transport === 'stdio' ? [] : [['oauth', 'no']];
+  return [
+    ['oauth grant', oauth.grant.replaceAll('_', '-')],
+    ['oauth client', oauth.clientId ?? 'dynamic registration'],
+    ['oauth client secret', oauth.clientSecret ?? '-'],
+    ['oauth scopes', oauth.scopes.join(' ') || 'as the server advertises'],
+    ['authorization server', 'discovered from the server (RFC 9728) at each connection'],
+  ];
 }

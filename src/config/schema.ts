@@ -159,6 +159,16 @@ export const CONFIG_FIELDS = {
     text(16, 'must be at least 16 characters (a random string: openssl rand -hex 32)'),
     undefined,
   ],
+  /**
+   * The AES-256-GCM key of OAuth tokens at rest (docs/oauth.md), 32 bytes as base64 or hex.
+   * Unset: one is made on first use and kept in MCP_DRIFT_HOME/secret-key (0600).
+   */
+  MCP_DRIFT_SECRET_KEY: [
+    text(32, 'must be 32 bytes as base64 or hex (openssl rand -base64 32)'),
+    undefined,
+  ],
+  /** Keys of before a rotation, comma-separated: they still open what they sealed. */
+  MCP_DRIFT_SECRET_KEY_PREVIOUS: [text(), undefined],
   HTTP_HOST: [text(), '127.0.0.1'],
   /**
    * Host names the ops listener answers to besides IP addresses, `localhost` and HTTP_HOST

@@ -21,6 +21,7 @@ import { IMPORT_SOURCES } from '../vocabulary/hosts.js';
 import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js';
 import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
 import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
+import { OAUTH_GRANTS, OAUTH_STATES, type OAuthSettings } from '../vocabulary/oauth-grants.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 import { storableJsonb, storableText } from './storable.js';
@@ -70,6 +71,8 @@ export const servers = pgTable(
     alertMinSeverity: text('alert_min_severity', { enum: SEVERITIES }),
     /** Learned on first connect, so that stdio servers are not spawned twice per probe. */
     protocolEra: text('protocol_era', { enum: PROTOCOL_ERAS }),
+    /** Behind OAuth (docs/oauth.md): grant, client id, `${VAR}` secret reference, scopes. */
+    oauth: jsonb('oauth').$type<OAuthSettings>(),
     createdAt: createdAt(),
     /** Bumped on every edit: the supervisor re-reads servers changed since its last look. */
     updatedAt: at('updated_at').notNull().defaultNow(),
@@ -84,7 +87,36 @@ export const servers = pgTable(
     oneOf('servers_trust', t.trust, TRUST_LEVELS),
     oneOf('servers_alert_min_severity', t.alertMinSeverity, SEVERITIES),
     oneOf('servers_protocol_era', t.protocolEra, PROTOCOL_ERAS),
+    check(
+      'servers_oauth',
+      sql`${t.oauth} is null or (${t.transport} in ('http', 'sse') and ${t.oauth}->>'grant' in (${sql.raw(OAUTH_GRANTS.map((grant) => `'${grant}'`).join(', '))}))`,
+    ),
   ],
+);
+
+/**
+ * A server's OAuth tokens (docs/oauth.md). Token and client columns hold values sealed with
+ * AES-256-GCM (src/token-cipher.ts), never plaintext; the rest is what `server show` may say.
+ */
+export const oauthTokens = pgTable(
+  'oauth_tokens',
+  {
+    serverId: integer('server_id')
+      .primaryKey()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    state: text('state', { enum: OAUTH_STATES }).notNull(),
+    authorizationServer: text('authorization_server'),
+    scope: text('scope'),
+    expiresAt: at('expires_at'),
+    /** Sealed. */
+    accessToken: text('access_token'),
+    /** Sealed. */
+    refreshToken: text('refresh_token'),
+    /** Sealed JSON: a dynamically registered client (its id, and its secret if it has one). */
+    clientInformation: text('client_information'),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [oneOf('oauth_tokens_state', t.state, OAUTH_STATES)],
 );
 
 /**
@@ -489,3 +521,5 @@ export interface SinceBaseline {
 }
 export type NewChangeRow = typeof changes.$inferInsert;
 export type FindingRow = typeof findings.$inferSelect;
+
+export type OAuthTokensRow = typeof oauthTokens.$inferSelect;

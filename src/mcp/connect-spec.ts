@@ -1,3 +1,7 @@
+import type { OAuthSettings } from '../vocabulary/oauth-grants.js';
+
+export type { OAuthSettings };
+
 /**
  * How to reach one MCP server. Mirrors the registered server (docs/design.md §2) minus what only the
  * watcher needs (schedule, recipients, trust).
@@ -23,6 +27,8 @@ export interface ConnectSpec {
    * `server/discover` probe; known lets the client connect in that era directly.
    */
   era?: Era | null;
+  /** http/sse: the server sits behind OAuth (docs/oauth.md); null or absent: it does not. */
+  oauth?: OAuthSettings | null;
 }
 
 /** The two protocol eras: 2025 (`initialize`, sessions) and 2026 (2026-07-28, `server/discover`). */

@@ -7,7 +7,8 @@ import { DriftError } from '../errors.js';
 import { redactFromLogs } from '../log-lines.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 import { HttpGuard } from './http-guard.js';
-import { referencingField, resolveReferences } from './resolve-references.js';
+import { ClientCredentialsOAuth } from './oauth-client.js';
+import { OAUTH_SECRET_KEY, referencingField, resolveReferences } from './resolve-references.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export interface CreatedTransport {
@@ -25,6 +26,8 @@ export interface CreatedTransport {
   answersAsLegacySse?: () => Promise<boolean>;
   /** Names the server in error messages without secrets (no query string, no userinfo). */
   target: string;
+  /** Set for a server behind OAuth: what the connection learned (never a token). */
+  oauth?: ClientCredentialsOAuth;
 }
 
 export interface TransportSettings {
@@ -80,6 +83,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
   const url = parseUrl(spec);
   const field = referencingField(spec);
   const headers = resolveReferences(field.values, settings.environment, field.what);
+  const oauth = oauthClient(spec, headers);
   moveCredentialsToHeader(url, headers);
   // Resolved values: a server may quote them back in an error that ends up in a log line.
   redactFromLogs(Object.values(headers));
@@ -93,15 +97,40 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
     // As over stdio: nothing after a message that broke the cap can be trusted.
     onFatal: () => void transport?.close().catch(() => {}),
   });
-  const options = { requestInit, fetch: http.fetch };
+  const options = { requestInit, fetch: http.fetch, ...(oauth ? { authProvider: oauth } : {}) };
   if (spec.transport === 'sse') {
     transport = new SSEClientTransport(url, options);
-    return { transport, http, target };
+    return { transport, http, target, oauth };
   }
   const streamableHttp = new StreamableHTTPClientTransport(url, options);
   transport = streamableHttp;
   const answersAsLegacySse = () => answersAsSse(url, headers);
-  return { transport, streamableHttp, http, target, answersAsLegacySse };
+  return { transport, streamableHttp, http, target, answersAsLegacySse, oauth };
+}
+
+/**
+ * The OAuth client of a server registered behind OAuth. Its secret was resolved with the
+ * headers (referencingField lists it under OAUTH_SECRET_KEY) and is taken out of them here,
+ * so it is never sent as a header.
+ */
+function oauthClient(
+  spec: ConnectSpec,
+  resolved: Record<string, string>,
+): ClientCredentialsOAuth | undefined {
+  const secret = resolved[OAUTH_SECRET_KEY];
+  delete resolved[OAUTH_SECRET_KEY];
+  if (!spec.oauth) return undefined;
+  if (spec.oauth.grant !== 'client_credentials' || !spec.oauth.clientId || secret === undefined) {
+    throw new DriftError(
+      'CONFIG_INVALID',
+      `server "${spec.name}" needs a login: run \`mcp-drift server login ${spec.name}\``,
+    );
+  }
+  return new ClientCredentialsOAuth({
+    clientId: spec.oauth.clientId,
+    clientSecret: secret,
+    scopes: spec.oauth.scopes,
+  });
 }
 
 const SSE_SNIFF_TIMEOUT_MS = 2_000;

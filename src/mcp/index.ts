@@ -4,6 +4,7 @@ export {
   type ConnectSpec,
   type EnvironmentMap,
   type Era,
+  type OAuthSettings,
 } from './connect-spec.js';
 export {
   DEFAULT_LISTING_CAPS,

@@ -89,16 +89,31 @@ export function resolveReferences(
 }
 
 /**
+ * Where an http or sse server's OAuth client secret reference sits among its headers while
+ * references are resolved; a space keeps it apart from every valid header name.
+ */
+export const OAUTH_SECRET_KEY = 'oauth client secret';
+
+/**
  * The part of a connection whose values may hold references: a stdio server's environment,
- * an http or sse server's headers; and how an error names one of its entries.
+ * an http or sse server's headers and OAuth client secret; and how an error names one of
+ * its entries.
  */
 export function referencingField(spec: ConnectSpec): {
   values: Readonly<Record<string, string>> | undefined;
   what: (key: string) => string;
 } {
-  return spec.transport === 'stdio'
-    ? { values: spec.env, what: (key) => `env ${key} of server "${spec.name}"` }
-    : { values: spec.headers, what: (key) => `header ${key} of server "${spec.name}"` };
+  if (spec.transport === 'stdio') {
+    return { values: spec.env, what: (key) => `env ${key} of server "${spec.name}"` };
+  }
+  const secret = spec.oauth?.clientSecret;
+  return {
+    values: secret ? { ...spec.headers, [OAUTH_SECRET_KEY]: secret } : spec.headers,
+    what: (key) =>
+      key === OAUTH_SECRET_KEY
+        ? `the OAuth client secret of server "${spec.name}"`
+        : `header ${key} of server "${spec.name}"`,
+  };
 }
 
 /**

@@ -282,6 +282,12 @@ export function convertEntry(
     input.url = url;
     input.transport = transport;
     input.header = Object.entries(headers).map(([key, text]) => `${key}=${text}`);
+    Object.assign(
+      input,
+      oauthInput(value['oauth'], problems, (text) =>
+        translation.text(text, 'value', 'oauth clientSecret'),
+      ),
+    );
   }
   if (problems.length > 0) return result(null, enabled);
   try {
@@ -293,10 +299,52 @@ export function convertEntry(
   }
 }
 
+/**
+ * An entry's `oauth` object (mcp-drift's own key, docs/oauth.md):
+ * `{ "grant": "client_credentials", "clientId": "…", "clientSecret": "${VAR}", "scopes": […] }`,
+ * as the flags of `server add` would give it; the registry's checks apply.
+ */
+function oauthInput(
+  value: unknown,
+  problems: string[],
+  translate: (text: string) => string,
+): RegistrationInput {
+  if (value === undefined) return {};
+  if (!isObject(value)) {
+    problems.push('"oauth" must be an object');
+    return {};
+  }
+  const text = (key: string): string | undefined => {
+    const field = value[key];
+    if (field === undefined) return undefined;
+    if (typeof field !== 'string') problems.push(`oauth.${key} must be a string`);
+    return typeof field === 'string' ? field : undefined;
+  };
+  const scopes = value['scopes'];
+  if (
+    scopes !== undefined &&
+    !(Array.isArray(scopes) && scopes.every((s) => typeof s === 'string'))
+  ) {
+    problems.push('oauth.scopes must be an array of strings');
+  }
+  const secret = text('clientSecret');
+  return {
+    oauth: true,
+    oauthGrant: text('grant'),
+    oauthClientId: text('clientId'),
+    oauthClientSecret: secret === undefined ? undefined : translate(secret),
+    oauthScope: Array.isArray(scopes) ? (scopes as string[]) : undefined,
+  };
+}
+
 /** What an entry registers, the fields an import sets, as one hash. */
 export function entryHash(spec: ServerSpec, enabled: boolean): string {
   const { transport, command, args, env, cwd, url, headers } = spec;
-  return sha256Hex(canonicalize({ transport, command, args, env, cwd, url, headers, enabled }));
+  // Without OAuth the hash is what it was before OAuth existed: imports stay unchanged.
+  const oauth = spec.oauth ? { oauth: spec.oauth } : {};
+  return sha256Hex(
+    canonicalize({ transport, command, args, env, cwd, url, headers, enabled, ...oauth }),
+  );
 }
 
 /** What the entry runs or reaches, as it may be shown. */

@@ -3,6 +3,9 @@ import {
   checkAlertUrl,
   checkEmails,
   checkName,
+  checkOAuthGrant,
+  checkOAuthScope,
+  checkOAuthSecret,
   checkSchedule,
   checkSeverity,
   checkTransport,
@@ -37,6 +40,15 @@ export interface RegistrationInput {
   noHold?: boolean;
   /** `default`: the service's ALERT_MIN_SEVERITY. */
   alertMinSeverity?: string;
+  /** `--oauth`: behind OAuth, a person logs in (authorization code + PKCE). */
+  oauth?: boolean;
+  /** `--no-oauth` (edit): no longer behind OAuth. */
+  noOauth?: boolean;
+  oauthGrant?: string;
+  oauthClientId?: string;
+  /** A `${VAR}` reference only. */
+  oauthClientSecret?: string;
+  oauthScope?: string[];
   /** A stdio server's command line, as given after `--`. */
   commandLine?: string[];
 }
@@ -104,6 +116,24 @@ export function buildSpec(name: string, input: RegistrationInput, base?: ServerS
     input.alertMinSeverity === undefined || input.alertMinSeverity === 'default'
       ? input.alertMinSeverity
       : problems.check(() => checkSeverity('--alert-min-severity', input.alertMinSeverity!));
+  const oauthGrant =
+    input.oauthGrant === undefined
+      ? undefined
+      : problems.check(() => checkOAuthGrant(input.oauthGrant!));
+  const oauthSecret =
+    input.oauthClientSecret === undefined
+      ? undefined
+      : problems.check(() => checkOAuthSecret(input.oauthClientSecret!));
+  const oauthScopes =
+    input.oauthScope && problems.check(() => input.oauthScope!.map(checkOAuthScope));
+  const oauthGiven =
+    input.oauth === true ||
+    [input.oauthGrant, input.oauthClientId, input.oauthClientSecret, input.oauthScope].some(
+      (value) => value !== undefined,
+    );
+  if (input.noOauth && oauthGiven) {
+    problems.add('USAGE', 'give --no-oauth or the --oauth flags, not both');
+  }
   problems.throwIfAny();
 
   const spec: ServerSpec = base
@@ -124,6 +154,7 @@ export function buildSpec(name: string, input: RegistrationInput, base?: ServerS
         webhookUrl: null,
         hold: false,
         alertMinSeverity: null,
+        oauth: null,
       };
   if (input.stdio) {
     const [command, ...args] = input.commandLine ?? [];
@@ -161,6 +192,16 @@ export function buildSpec(name: string, input: RegistrationInput, base?: ServerS
   if (input.noHold) spec.hold = false;
   if (minSeverity !== undefined) {
     spec.alertMinSeverity = minSeverity === 'default' ? null : minSeverity;
+  }
+  if (input.noOauth) spec.oauth = null;
+  if (oauthGiven) {
+    const current = spec.oauth;
+    spec.oauth = {
+      grant: oauthGrant ?? current?.grant ?? 'authorization_code',
+      clientId: input.oauthClientId ?? current?.clientId ?? null,
+      clientSecret: oauthSecret ?? current?.clientSecret ?? null,
+      scopes: oauthScopes ?? current?.scopes ?? [],
+    };
   }
   return checkTransportFields(spec);
 }

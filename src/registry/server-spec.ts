@@ -4,6 +4,8 @@ import { TRUST_LEVELS, type TrustLevel } from '../diff/types.js';
 import { alertUrlProblem } from '../config/alert-url.js';
 import { isEmailAddress } from '../email-address.js';
 import { DriftError } from '../errors.js';
+import type { OAuthSettings } from '../mcp/index.js';
+import { OAUTH_GRANTS, type OAuthGrant } from '../vocabulary/oauth-grants.js';
 
 /*
  * What a server registration may hold, validated in full before anything is written.
@@ -33,6 +35,8 @@ export interface ServerSpec {
   hold: boolean;
   /** Per-server override of ALERT_MIN_SEVERITY; null: the global one. */
   alertMinSeverity: Severity | null;
+  /** An http or sse server behind OAuth (docs/oauth.md); null: none. */
+  oauth?: OAuthSettings | null;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -174,6 +178,50 @@ export function checkEmails(addresses: string[]): string[] {
   return [...new Set(addresses)];
 }
 
+/** `--oauth-grant client-credentials|authorization-code` (underscores accepted too). */
+export function checkOAuthGrant(grant: string): OAuthGrant {
+  const stored = grant.replaceAll('-', '_');
+  if (!(OAUTH_GRANTS as readonly string[]).includes(stored)) {
+    throw invalid(
+      `invalid --oauth-grant "${grant}": use ${OAUTH_GRANTS.map((name) => name.replaceAll('_', '-')).join(' or ')}`,
+    );
+  }
+  return stored as OAuthGrant;
+}
+
+const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/**
+ * The client secret is stored only as a `${VAR}` reference, resolved when connecting: a
+ * literal would sit in the registry, its backups and every `--json` (docs/oauth.md).
+ */
+export function checkOAuthSecret(secret: string): string {
+  if (!WHOLE_REFERENCE.test(secret)) {
+    throw invalid(
+      "invalid --oauth-client-secret: write it as a reference to an environment variable, e.g. --oauth-client-secret '${MCP_CLIENT_SECRET}' (in single quotes), and set that variable where mcp-drift runs; a literal secret is never stored",
+    );
+  }
+  return secret;
+}
+
+/** An OAuth scope token (RFC 6749 §3.3): printable ASCII without space, `"` or `\\`. */
+export function checkOAuthScope(scope: string): string {
+  if (!/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)) {
+    throw invalid(`invalid --oauth-scope "${scope}": one scope per flag, without spaces or quotes`);
+  }
+  return scope;
+}
+
+/** What each grant needs: client credentials have no person to log in, so no registration. */
+export function checkOAuthFields(oauth: OAuthSettings): OAuthSettings {
+  if (oauth.grant === 'client_credentials' && (!oauth.clientId || !oauth.clientSecret)) {
+    throw invalid(
+      "--oauth-grant client-credentials needs --oauth-client-id ID and --oauth-client-secret '${VAR}'",
+    );
+  }
+  return oauth;
+}
+
 /**
  * Fields that belong to one kind of transport must not be given for the other: a header
  * on a stdio server would be silently ignored, which hides a mistake.
@@ -187,6 +235,7 @@ export function checkTransportFields(spec: ServerSpec): ServerSpec {
     }
     if (Object.keys(spec.headers).length > 0)
       throw invalid('--header applies to --url servers, not --stdio');
+    if (spec.oauth) throw invalid('OAuth applies to --url servers, not --stdio');
   } else {
     if (!spec.url) throw invalid('give --url URL or --stdio -- COMMAND [ARGS…]');
     if (Object.keys(spec.env).length > 0)
@@ -194,6 +243,7 @@ export function checkTransportFields(spec: ServerSpec): ServerSpec {
     if (spec.cwd !== null) throw invalid('--cwd applies to --stdio servers, not --url');
     if (spec.hold)
       throw invalid('--hold applies to --stdio servers; http and sse servers are always held');
+    if (spec.oauth) checkOAuthFields(spec.oauth);
   }
   return spec;
 }

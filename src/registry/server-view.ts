@@ -32,6 +32,8 @@ export interface ServerView {
   held: boolean;
   enabled: boolean;
   protocolEra: ServerRow['protocolEra'];
+  /** OAuth settings: the client secret is a `${VAR}` reference, never a value (docs/oauth.md). */
+  oauth: ServerRow['oauth'];
   createdAt: string;
   updatedAt: string;
 }
@@ -62,6 +64,7 @@ export function serverView(row: ServerRow, defaults: ViewDefaults): ServerView {
     held: row.transport !== 'stdio' || row.hold,
     enabled: row.enabled,
     protocolEra: row.protocolEra,
+    oauth: row.oauth,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

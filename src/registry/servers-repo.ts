@@ -131,6 +131,7 @@ export function specOf(row: ServerRow): ServerSpec {
     webhookUrl: row.webhookUrl,
     hold: row.hold,
     alertMinSeverity: row.alertMinSeverity,
+    oauth: row.oauth,
   };
 }
 
