@@ -5,7 +5,8 @@ import { findingJson } from '../diff/finding-json.js';
 import { groupFindingsByTool } from '../diff/group-findings.js';
 import { diffListings, type ChangeSeverity, type Finding } from '../diff/index.js';
 import type { RawTool } from '../listings/canonical.js';
-import { getBaseline, listingSpan, listingsByHash } from '../listings/listings-repo.js';
+import { NO_EXTRAS, type Presentation } from '../listings/presentation.js';
+import { getBaseline, listingSpan, presentationsByHash } from '../listings/listings-repo.js';
 import { getServer } from '../registry/servers-repo.js';
 import { DriftError } from '../errors.js';
 import { baselineApprover, candidateListing, type Approver } from './baseline.js';
@@ -33,12 +34,15 @@ export async function diffServerListings(
   fromHash: string,
   toHash: string,
 ): Promise<ListingDiff> {
-  const bodies = await listingsByHash(db, [fromHash, toHash]);
-  const toolsOf = (hash: string): RawTool[] => bodies.get(hash) ?? [];
+  // Whole presentations, so drift in prompts, resources or instructions counts too.
+  const bodies = await presentationsByHash(db, [fromHash, toHash]);
+  const presentationOf = (hash: string): Presentation =>
+    bodies.get(hash) ?? { tools: [], ...NO_EXTRAS };
+  const toolsOf = (hash: string): RawTool[] => presentationOf(hash).tools;
   const diff =
     fromHash === toHash
       ? { severity: 'none' as const, findings: [] }
-      : diffListings(toolsOf(fromHash), toolsOf(toHash), {
+      : diffListings(presentationOf(fromHash), presentationOf(toHash), {
           trust: server.trust,
           server: server.name,
         });

@@ -233,7 +233,7 @@ async function driftSinceBaselineOf(
   if (!baseline || baseline.listingHash === oldHash || baseline.listingHash === listing.hash) {
     return null;
   }
-  const cumulative = diffListings(await loadListingTools(db, baseline.listingHash), listing, {
+  const cumulative = diffListings(await loadListing(db, baseline.listingHash), listing, {
     trust: server.trust,
     server: server.name,
   });

@@ -147,12 +147,21 @@ export async function listingsByHash(
   db: Database,
   hashes: string[],
 ): Promise<Map<string, RawTool[]>> {
+  const presentations = await presentationsByHash(db, hashes);
+  return new Map([...presentations].map(([hash, presentation]) => [hash, presentation.tools]));
+}
+
+/** Whole presentations (every surface) by listing hash; hashes not stored are absent. */
+export async function presentationsByHash(
+  db: Database,
+  hashes: string[],
+): Promise<Map<string, Presentation>> {
   if (hashes.length === 0) return new Map();
   const rows = await db
     .select({ hash: listings.hash, body: listings.body })
     .from(listings)
     .where(inArray(listings.hash, [...new Set(hashes)]));
-  return new Map(rows.map((row) => [row.hash, presentationFromBody(row.body).tools]));
+  return new Map(rows.map((row) => [row.hash, presentationFromBody(row.body)]));
 }
 
 /*
