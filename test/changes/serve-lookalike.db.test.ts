@@ -1,97 +1,89 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { changeFeed, showChange } from '../../src/changes/change-views.js';
+import { checkServer } from '../../src/changes/check-server.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import type { DatabaseHandle } from '../../src/db/client.js';
+import { createLogger } from '../../src/log.js';
+import { insertServer } from '../../src/registry/servers-repo.js';
+import { startService, type RunningService } from '../../src/service.js';
 import { backend, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startHttpFixture, type HttpFixture } from '../support/mcp-fixtures.js';
-import { startServe, type RunningServe } from '../support/serve.js';
-import { waitUntil } from '../support/wait.js';
 
 /*
- * Cross-server shadowing by a look-alike name under `serve`: two registered servers, one
- * listing `send_email`, the other the same tool as "sеnd_email" with a Cyrillic е. The
- * first is checked before serve starts, so that when serve's startup probe records the
- * second one's first listing the other server's tools are there to compare against.
+ * Cross-server shadowing by a look-alike name under the service: two registered servers,
+ * one listing `send_email`, the other the same tool as "sеnd_email" with a Cyrillic е. The
+ * first is checked before the service starts, so that when the service records the second
+ * one's first listing the other server's tools are there to compare against.
  */
 
 /** "send_email" with a Cyrillic е (U+0435) in place of the Latin e. */
 const LOOKALIKE = 's\u0435nd_email';
+const logger = createLogger('silent');
 
 let database: TestDatabase;
+let handle: DatabaseHandle;
 let mail: HttpFixture;
 let notes: HttpFixture;
-let serve: RunningServe | undefined;
-let env: Record<string, string>;
+let config: Config;
+let service: RunningService | undefined;
 
-const cli = (...args: string[]) => runCli(args, { env, cwd: database.dir });
-
-interface FindingJson {
-  tool: string | null;
-  kind: string;
-  severity: string;
-  field?: string;
-  explanation: string;
-}
-
-async function changesOf(server: string) {
-  const listed = await cli('changes', '--server', server, '--json');
-  expect(listed.code, listed.stderr).toBe(0);
-  return (
-    JSON.parse(listed.stdout) as {
-      changes: { id: number; fromHash: string | null; severity: string }[];
-    }
-  ).changes;
-}
-
-async function findingsOf(changeId: number): Promise<FindingJson[]> {
-  const shown = await cli('change', 'show', String(changeId), '--json');
-  expect(shown.code, shown.stderr).toBe(0);
-  return (JSON.parse(shown.stdout) as { findings: FindingJson[] }).findings;
-}
-
-async function add(name: string, fixture: HttpFixture): Promise<void> {
-  const added = await cli(
-    'server',
-    'add',
+async function add(name: string, fixture: HttpFixture) {
+  return insertServer(handle.db, {
     name,
-    '--url',
-    `${fixture.baseUrl}/mcp`,
-    '--schedule',
-    '0 0 1 1 *',
-  );
-  expect(added.code, added.stderr).toBe(0);
+    transport: 'http',
+    command: null,
+    args: [],
+    env: {},
+    cwd: null,
+    url: `${fixture.baseUrl}/mcp`,
+    headers: {},
+    trust: 'trusted',
+    schedule: '0 0 1 1 *',
+    notify: [],
+    slackUrl: null,
+    webhookUrl: null,
+    hold: false,
+    alertMinSeverity: null,
+  });
 }
 
 beforeAll(async () => {
   database = await createTestDatabase();
+  handle = await database.open({ share: true });
   mail = await startHttpFixture('sdk1-server.mjs');
   notes = await startHttpFixture('sdk1-server.mjs', ['--email-tool', LOOKALIKE]);
-  env = { ...database.env, HTTP_PORT: '0' };
+  config = loadConfig({ ...database.env, HTTP_PORT: '0' });
 });
 afterAll(async () => {
-  await serve?.stop('SIGKILL');
+  await service?.stop();
   await notes?.stop();
   await mail?.stop();
+  await handle?.close();
   await database?.drop();
 });
 
-describe(`a look-alike of another server's tool under serve (${backend})`, () => {
+describe(`a look-alike of another server's tool under the service (${backend})`, () => {
   it('records tool_shadowing at high naming both servers and both tools', async () => {
     await add('mail', mail);
-    const checked = await cli('check', 'mail');
-    expect(checked.code, checked.stderr).toBe(0);
-    await add('notes', notes);
+    await checkServer(handle.db, 'mail', {
+      config,
+      env: {},
+      signal: new AbortController().signal,
+      logger,
+    });
+    const notesRow = await add('notes', notes);
 
-    serve = await startServe({ env, cwd: database.dir });
-    await waitUntil(
-      'the look-alike to be recorded',
-      async () => (await changesOf('notes')).length > 0,
-      {
-        timeoutMs: 60_000,
-        describe: () => serve!.log().slice(-2000),
-      },
+    service = await startService({ config, env: {}, db: handle, logger });
+    const recorded = await service.events.next(
+      'change-recorded',
+      (event) => event.serverId === notesRow.id,
+      { past: true, timeoutMs: 60_000 },
     );
-    const [change] = await changesOf('notes');
+    expect(recorded.severity).toBe('high');
+    const { change, findings } = await showChange(handle.db, recorded.changeId);
     expect(change).toMatchObject({ fromHash: null, severity: 'high' });
-    const shadowing = (await findingsOf(change!.id)).filter((f) => f.kind === 'tool_shadowing');
+    const shadowing = findings.filter((f) => f.kind === 'tool_shadowing');
     expect(shadowing.map(({ tool, severity, field }) => ({ tool, severity, field }))).toEqual([
       { tool: LOOKALIKE, severity: 'high', field: 'name' },
     ]);
@@ -99,7 +91,11 @@ describe(`a look-alike of another server's tool under serve (${backend})`, () =>
     expect(text).toContain(`on server notes`);
     expect(text).toContain(LOOKALIKE);
     expect(text).toContain('send_email (server mail)');
-    // The plain server's unchanged listing is no change.
-    expect(await changesOf('mail')).toEqual([]);
+    // The plain server's startup listing is the one check stored: no change.
+    await service.events.next('observation-recorded', (event) => event.server === 'mail', {
+      past: true,
+      timeoutMs: 60_000,
+    });
+    expect((await changeFeed(handle.db, { server: 'mail', limit: 10 })).changes).toEqual([]);
   });
 });
