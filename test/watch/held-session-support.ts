@@ -1,7 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { pino } from 'pino';
 import { expect } from 'vitest';
-import { canonicalListing, type RawTool } from '../../src/listings/canonical.js';
+import {
+  canonicalListing,
+  extrasOf,
+  type Extras,
+  type RawTool,
+} from '../../src/listings/canonical.js';
 import type { ConnectSpec, ProbeResult, ProbeSuccess } from '../../src/mcp/index.js';
 import {
   HeldSession,
@@ -115,8 +120,9 @@ export function annotationsOf(result: ProbeSuccess, name: string): unknown {
   return result.tools.find((tool) => tool.name === name)?.['annotations'];
 }
 
-export function hashOf(tools: RawTool[]): string {
-  return canonicalListing(tools).hash;
+/** The hash of a listing result: its tools and every other surface it holds. */
+export function hashOf(result: { tools: RawTool[] } & Extras): string {
+  return canonicalListing(result.tools, extrasOf(result)).hash;
 }
 
 /** What a fixture lists, and the tool the control channel re-declares. */

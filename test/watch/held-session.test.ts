@@ -82,7 +82,7 @@ function httpChanger(baseUrl: string, spec: ConnectSpec): Changer {
     },
     freshHash: async () => {
       const result = await probe(spec, { env: {}, timeoutMs: TIMING.timeoutMs });
-      return result.ok ? hashOf(result.tools) : null;
+      return result.ok ? hashOf(result) : null;
     },
   };
 }
@@ -114,7 +114,7 @@ async function changesAsAHostSeesThem(
   try {
     await until('the startup listing', () => recorder.listings.length === 1, recorder);
     const startup = expectFixtureListing(recorder.listings[0], fixture, 'startup', 'base');
-    const baseHash = hashOf(startup.tools);
+    const baseHash = hashOf(startup);
     expect(held.state).toBe('up');
     expect(held.era).toBe(era);
     expect(startup.era).toBe(era);
@@ -131,7 +131,7 @@ async function changesAsAHostSeesThem(
       fixture,
       'relaxed',
     );
-    const relaxedHash = hashOf(relaxed.tools);
+    const relaxedHash = hashOf(relaxed);
     expect(relaxedHash).not.toBe(baseHash);
     expect(held.currentHash).toBe(relaxedHash);
     expect(held.lastNotificationAt).toBeInstanceOf(Date);
@@ -267,8 +267,8 @@ describe('HeldSession: @modelcontextprotocol/server-everything over stdio', () =
       });
       // The tool it announced was registered before our tools/list was read, over stdio.
       expect(relisted.tools.map((tool) => tool.name)).toContain('simulate-research-query');
-      expect(hashOf(relisted.tools)).toBe(hashOf(startup.tools));
-      expect(held.currentHash).toBe(hashOf(relisted.tools));
+      expect(hashOf(relisted)).toBe(hashOf(startup));
+      expect(held.currentHash).toBe(hashOf(relisted));
       expect(recorder.downs).toEqual([]);
     } finally {
       await held.stop();
@@ -291,7 +291,7 @@ describe('HeldSession: @modelcontextprotocol/server-everything over HTTP', () =>
       const relisted = await listedAfterItsNotification(held, recorder);
       expect(recorder.listings[0]?.trigger).toBe('startup');
       expect(relisted.tools.map((tool) => tool.name)).toContain(CONDITIONAL_TOOL);
-      expect(held.currentHash).toBe(hashOf(relisted.tools));
+      expect(held.currentHash).toBe(hashOf(relisted));
       expect(recorder.downs).toEqual([]);
     } finally {
       await held.stop();
@@ -325,7 +325,7 @@ describe('HeldSession: @modelcontextprotocol/server-everything over HTTP', () =>
       expect(recorder.ups).toBe(1);
       expect(recorder.downs).toEqual([]);
       const fresh = await probe(spec, { env: {}, timeoutMs: 20_000 });
-      expect(fresh.ok && hashOf(fresh.tools)).toBe(held.currentHash);
+      expect(fresh.ok && hashOf(fresh)).toBe(held.currentHash);
     } finally {
       await held.stop();
       await server.stop();
