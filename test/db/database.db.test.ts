@@ -35,6 +35,7 @@ describe(`the data model (${backend})`, () => {
       'findings',
       'held_sessions',
       'listings',
+      'oauth_tokens',
       'observation_counts',
       'observations',
       'operator_actions',
