@@ -143,6 +143,20 @@ Every listing command takes --json. Configuration comes from the environment or 
     )
     .action(lazy(async () => (await import('./check-command.js')).checkCommand));
 
+  program
+    .command('gateway')
+    .summary('serve a host the approved definitions of a server, over stdio')
+    .description(
+      'An MCP server a host launches instead of the real one: it holds a session to server NAME, lists the approved definitions (the baseline, or with --lock the lockfile), forwards calls to unchanged tools, and refuses or withholds changed ones per GATEWAY_POLICY. Approvals reach the host as list_changed. See docs/gateway.md.',
+    )
+    .argument('<NAME>', 'the registered server (or, with --lock, the locked one)')
+    .option('--lock <FILE>', `serve this lockfile's definitions, without a database (${LOCKFILE})`)
+    .addHelpText(
+      'after',
+      examples('mcp-drift gateway fs', `mcp-drift gateway fs --lock ${LOCKFILE}`),
+    )
+    .action(lazy(async () => (await import('./gateway-command.js')).gatewayCommand));
+
   formatFlags(
     program
       .command('diff')

@@ -3,6 +3,7 @@ import { alertUrlProblem } from './alert-url.js';
 import { SEVERITIES, type Severity } from '../diff/severity.js';
 import { isEmailAddress } from '../email-address.js';
 import { LOG_FORMATS, type LogFormat } from '../log-pretty.js';
+import { GATEWAY_POLICIES, type GatewayPolicy } from '../vocabulary/gateway-policies.js';
 
 /*
  * Design §8: what each environment variable may hold. Checked by hand rather than with a
@@ -207,6 +208,12 @@ export const CONFIG_FIELDS = {
   HISTORY_DAYS: [number(1, 36_500), 400],
   /** A worker that has not renewed its leases for this long loses its servers to others. */
   LEASE_SECONDS: [number(5), 30],
+  /**
+   * What `mcp-drift gateway` does with a tool changed since approval: `pin` keeps serving the
+   * approved definition and refuses calls when the change relaxes a hint or attacks the
+   * model; `quarantine` withholds it until approved (docs/gateway.md).
+   */
+  GATEWAY_POLICY: [oneOf(GATEWAY_POLICIES), 'pin' as GatewayPolicy],
 } satisfies Record<string, readonly [Reader<unknown>, unknown]>;
 
 type Fields = typeof CONFIG_FIELDS;

@@ -31,6 +31,7 @@ describe('configuration', () => {
       PROBE_CONCURRENCY: 16,
       HISTORY_DAYS: 400,
       LEASE_SECONDS: 30,
+      GATEWAY_POLICY: 'pin',
       CONSOLE_TOKEN: undefined,
       CONSOLE_HOSTS: [],
       TRUST_PROXY: false,

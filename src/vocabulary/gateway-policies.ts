@@ -1,0 +1,7 @@
+/** What the gateway does with a tool that changed since approval (docs/gateway.md, Policies). */
+export const GATEWAY_POLICIES = ['pin', 'quarantine'] as const;
+export type GatewayPolicy = (typeof GATEWAY_POLICIES)[number];
+
+/** What the gateway did with one tool or one call; counted in metrics and logged at debug. */
+export const GATEWAY_DECISIONS = ['forwarded', 'refused', 'withheld'] as const;
+export type GatewayDecision = (typeof GATEWAY_DECISIONS)[number];
