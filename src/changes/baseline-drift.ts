@@ -6,10 +6,8 @@ import { groupFindingsByTool } from '../diff/group-findings.js';
 import { diffListings, type ChangeSeverity, type Finding } from '../diff/index.js';
 import type { RawTool } from '../listings/canonical.js';
 import { NO_EXTRAS, type Presentation } from '../listings/presentation.js';
-import { getBaseline, listingSpan, presentationsByHash } from '../listings/listings-repo.js';
-import { getServer } from '../registry/servers-repo.js';
-import { DriftError } from '../errors.js';
-import { baselineApprover, candidateListing, type Approver } from './baseline.js';
+import { listingSpan, presentationsByHash } from '../listings/listings-repo.js';
+import { baselineApprover, candidateListing, requireBaseline, type Approver } from './baseline.js';
 
 /** A finding between the baseline and a listing, with the one line that names it. */
 export type AcceptedFinding = Finding & { headline: string };
@@ -93,14 +91,7 @@ export interface BaselineDrift {
 
 /** The drift from the approved baseline to the server's latest listing, as one change. */
 export async function driftSinceBaseline(db: Database, name: string): Promise<BaselineDrift> {
-  const server = await getServer(db, name);
-  const baseline = await getBaseline(db, server.id);
-  if (!baseline) {
-    throw new DriftError(
-      'NOT_FOUND',
-      `${server.name} has no baseline yet; \`mcp-drift check ${server.name}\` sets one`,
-    );
-  }
+  const { server, baseline } = await requireBaseline(db, name);
   const latest = await candidateListing(db, server, {});
   const diff = await diffServerListings(db, server, baseline.listingHash, latest);
   const span = await listingSpan(db, server.id, latest);

@@ -48,8 +48,8 @@ export async function baselineApprover(
   return action ? { name: action.actor, via: action.via } : null;
 }
 
-/** The listing a server's changes are judged against, with its tools. */
-export async function showBaseline(db: Database, name: string): Promise<BaselineView> {
+/** Server `name` and its approved baseline; NOT_FOUND when it has none yet. */
+export async function requireBaseline(db: Database, name: string) {
   const server = await getServer(db, name);
   const baseline = await getBaseline(db, server.id);
   if (!baseline) {
@@ -58,6 +58,12 @@ export async function showBaseline(db: Database, name: string): Promise<Baseline
       `${server.name} has no baseline yet; \`mcp-drift check ${server.name}\` sets one`,
     );
   }
+  return { server, baseline };
+}
+
+/** The listing a server's changes are judged against, with its tools. */
+export async function showBaseline(db: Database, name: string): Promise<BaselineView> {
+  const { server, baseline } = await requireBaseline(db, name);
   return {
     server: server.name,
     hash: baseline.listingHash,

@@ -212,7 +212,8 @@ export function instructionsDrafts(
   }));
 }
 
-function contentDrafts(
+/** Content findings on a tool's (or a surface item's) texts, as drafts of its change. */
+export function contentDrafts(
   tool: string,
   before: RawTool | null,
   after: RawTool,

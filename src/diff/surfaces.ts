@@ -2,8 +2,12 @@ import { canonicalize, type Extras, type RawItem, type RawTool } from '../listin
 import { ITEM_KEY, ITEM_NOUN } from '../listings/presentation.js';
 import { ITEM_SURFACES, type ItemSurface } from '../vocabulary/surfaces.js';
 import { baseSeverity, type FindingKind } from './catalogue.js';
-import { instructionsDrafts, type Draft, type ToolCheckOptions } from './compare-tool.js';
-import { toolContentDrafts } from './content-checks.js';
+import {
+  contentDrafts,
+  instructionsDrafts,
+  type Draft,
+  type ToolCheckOptions,
+} from './compare-tool.js';
 import { fieldPath } from './sarif.js';
 import type { Finding } from './types.js';
 
@@ -63,17 +67,8 @@ function contentOf(
   after: RawItem,
   options: ToolCheckOptions,
 ): Draft[] {
-  if (options.content === null) return [];
-  return toolContentDrafts(subject, before as RawTool | null, after as RawTool, {
-    scope: options.content,
-    seenBefore: options.seenBefore,
-  }).map((found) => ({
-    kind: found.kind,
-    base: found.base,
-    field: found.field,
-    wording: { summary: found.summary, effect: found.effect },
-    content: found.content,
-  }));
+  // An item's texts are read as a tool's: every string at any depth, by the same rules.
+  return contentDrafts(subject, before as RawTool | null, after as RawTool, options);
 }
 
 /** Names of the arguments a prompt requires. */

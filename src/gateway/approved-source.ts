@@ -33,16 +33,9 @@ export function baselineSource(withDatabase: WithDatabase, name: string): Approv
     approveHint: `mcp-drift baseline approve ${name}`,
     async load() {
       return await withDatabase(async (db) => {
-        const { getServer } = await import('../registry/servers-repo.js');
-        const { getBaseline, loadListingTools } = await import('../listings/listings-repo.js');
-        const server = await getServer(db, name);
-        const baseline = await getBaseline(db, server.id);
-        if (!baseline) {
-          throw new DriftError(
-            'NOT_FOUND',
-            `${server.name} has no baseline yet; \`mcp-drift check ${server.name}\` sets one`,
-          );
-        }
+        const { requireBaseline } = await import('../changes/baseline.js');
+        const { loadListingTools } = await import('../listings/listings-repo.js');
+        const { server, baseline } = await requireBaseline(db, name);
         if (cached?.hash !== baseline.listingHash || cached.trust !== server.trust) {
           cached = {
             hash: baseline.listingHash,
