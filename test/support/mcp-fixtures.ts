@@ -127,8 +127,11 @@ export interface FixtureControl {
   expireSessions?: boolean;
   /** Cut every open server-to-client stream (2025 GET streams, 2026 listen streams). */
   dropStreams?: boolean;
-  /** sdk1 only: append this to search_notes' description (null: take it back). */
+  /** Append this to a description (null: take it back): sdk1 search_notes', sdk2 (HTTP)
+   * list_files'. */
   poison?: string | null;
+  /** sdk2 over HTTP only: list an added `archive_tenant` tool (true) or not (false). */
+  archive?: boolean;
   /** Re-read the `--surfaces` file and apply it to live sessions, with notifications. */
   surfaces?: boolean;
 }
