@@ -23,9 +23,12 @@ const CHANNELS = 'email, slack or webhook';
 const LOCKFILE = 'mcp-drift.lock.json';
 const HOSTS = 'claude-desktop, claude-code, cursor, vscode or windsurf';
 
-/** Repeated flags (`--header A=1 --header B=2`) collect into a list. */
-const collect = (value: string, previous: string[] | undefined): string[] => [
-  ...(previous ?? []),
+/**
+ * Repeated flags (`--header A=1 --header B=2`) collect into a list; after a negation
+ * (`--no-also-as`, which commander stores as false) the list starts afresh.
+ */
+const collect = (value: string, previous: string[] | false | undefined): string[] => [
+  ...(Array.isArray(previous) ? previous : []),
   value,
 ];
 

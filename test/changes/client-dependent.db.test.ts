@@ -113,7 +113,23 @@ describe(`a listing that depends on who asks (${backend})`, () => {
     expect(mail.subject).toMatch(/^\[mcp-drift\] HIGH twofaced: /);
     expect(mail.text).toContain('delete_note');
 
-    // The removal clears the identities.
+    // One flag for commander, as --hold/--no-hold: the last one given wins.
+    const after = await cli(
+      'server',
+      'edit',
+      'twofaced',
+      '--no-also-as',
+      '--also-as',
+      'x',
+      '--json',
+    );
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).alsoAs).toEqual(['x']);
+    const bad = await cli('server', 'edit', 'twofaced', '--also-as', 'claude code!');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --also-as "claude code!"');
+
+    // --no-also-as clears the identities.
     const cleared = await cli('server', 'edit', 'twofaced', '--no-also-as', '--json');
     expect(cleared.code, cleared.stderr).toBe(0);
     expect(JSON.parse(cleared.stdout).alsoAs).toEqual([]);
