@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
 import type { DeliveryContext } from '../diff/index.js';
-import { probe } from '../mcp/index.js';
+import { probeAsEach } from '../mcp/index.js';
 import { connectSpecOf, probeOptionsOf } from './probe-spec.js';
 import {
   recordObservation,
@@ -28,9 +28,10 @@ export async function observeServer(
   },
 ): Promise<RecordedObservation> {
   const startedAt = new Date();
-  const result = await probe(
+  const result = await probeAsEach(
     connectSpecOf(server),
     probeOptionsOf(options.config, options.env, options.signal),
+    server.alsoAs,
   );
   return recordObservation(db, {
     server,

@@ -23,7 +23,8 @@ import {
 } from '../listings/listings-repo.js';
 import { countAttempts } from '../listings/observation-counts-repo.js';
 import { scrubSecrets } from '../log-lines.js';
-import type { ProbeResult } from '../mcp/index.js';
+import type { ProbeResult, ProbeSuccess } from '../mcp/index.js';
+import type { IdentityListing } from '../diff/index.js';
 import { setProtocolEra } from '../registry/servers-repo.js';
 import { SightingBatcher } from './sighting-batcher.js';
 import {
@@ -156,6 +157,7 @@ async function recordIn(
     delivery: input.delivery,
     ttlMs: result.ttlMs,
     cacheScope: result.cacheScope,
+    clientListings: identityListings(result),
   };
   let diff: DiffResult;
   let sinceBaseline: SinceBaseline | null = null;
@@ -242,6 +244,16 @@ async function driftSinceBaselineOf(
     severity: cumulative.severity,
     findings: cumulative.findings.length,
   };
+}
+
+/** The `--also-as` identities that listed successfully, in canonical form. */
+function identityListings(result: ProbeSuccess): IdentityListing[] {
+  const listings: IdentityListing[] = [];
+  for (const { identity, result: theirs } of result.alsoAs ?? []) {
+    if (!theirs.ok) continue;
+    listings.push({ identity, listing: canonicalListing(theirs.tools, extrasOf(theirs)) });
+  }
+  return listings;
 }
 
 function observationValues(

@@ -23,9 +23,12 @@ const CHANNELS = 'email, slack or webhook';
 const LOCKFILE = 'mcp-drift.lock.json';
 const HOSTS = 'claude-desktop, claude-code, cursor, vscode or windsurf';
 
-/** Repeated flags (`--header A=1 --header B=2`) collect into a list. */
-const collect = (value: string, previous: string[] | undefined): string[] => [
-  ...(previous ?? []),
+/**
+ * Repeated flags (`--header A=1 --header B=2`) collect into a list; after a negation
+ * (`--no-also-as`, which commander stores as false) the list starts afresh.
+ */
+const collect = (value: string, previous: string[] | false | undefined): string[] => [
+  ...(Array.isArray(previous) ? previous : []),
   value,
 ];
 
@@ -439,6 +442,11 @@ function registrationFlags(command: Command, editing: boolean): Command {
       'a webhook URL for this server, besides WEBHOOK_URL (signed with WEBHOOK_SECRET)',
     )
     .option('--hold', 'keep a long-lived session to a stdio server (http and sse always are)')
+    .option(
+      '--also-as <NAME[/VERSION]>',
+      'each probe also lists as this client identity (clientInfo); repeat for more',
+      collect,
+    )
     .option('--oauth', 'behind OAuth: a person logs in with `server login` (docs/oauth.md)')
     .option(
       '--oauth-grant <GRANT>',
@@ -460,6 +468,7 @@ function registrationFlags(command: Command, editing: boolean): Command {
     command
       .addOption(new Option('--no-hold', 'stop holding a stdio server’s session'))
       .addOption(new Option('--no-oauth', 'no longer behind OAuth'))
+      .addOption(new Option('--no-also-as', 'list as mcp-drift only'))
       .addOption(new Option('--no-slack', 'drop this server’s own Slack URL'))
       .addOption(new Option('--no-webhook', 'drop this server’s own webhook URL'));
   }

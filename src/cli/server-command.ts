@@ -32,7 +32,10 @@ type RegistrationFlags = Omit<
   | 'commandLine'
   | 'oauth'
   | 'noOauth'
+  | 'alsoAs'
+  | 'noAlsoAs'
 > & {
+  alsoAs?: string[] | false;
   hold?: boolean;
   oauth?: boolean;
   slack?: string | false;
@@ -49,6 +52,7 @@ function registrationInput(run: CommandRun): RegistrationInput {
     oauth,
     slack,
     webhook,
+    alsoAs,
     ...flags
   } = run.opts as RegistrationFlags;
   const input: RegistrationInput = {
@@ -61,6 +65,8 @@ function registrationInput(run: CommandRun): RegistrationInput {
     noSlack: slack === false ? true : undefined,
     webhook: typeof webhook === 'string' ? webhook : undefined,
     noWebhook: webhook === false ? true : undefined,
+    alsoAs: Array.isArray(alsoAs) ? alsoAs : undefined,
+    noAlsoAs: alsoAs === false ? true : undefined,
     commandLine: run.rest,
   };
   // Only what was given: an absent field keeps its value when editing.
@@ -216,6 +222,7 @@ function report(ctx: CommandContext, view: ServerView, json: unknown, headline?:
     ['alerts from', view.alertMinSeverity ?? `default (${ctx.config.ALERT_MIN_SEVERITY})`],
     ['enabled', view.enabled ? 'yes' : 'no'],
     ['protocol era', view.protocolEra ?? 'not yet connected'],
+    ['also lists as', view.alsoAs.join(', ') || '-'],
     ...oauthLines(view),
   ];
   printLine(formatTable(['FIELD', 'VALUE'], lines).split('\n').slice(1).join('\n'));

@@ -73,6 +73,8 @@ export const servers = pgTable(
     protocolEra: text('protocol_era', { enum: PROTOCOL_ERAS }),
     /** Behind OAuth (docs/oauth.md): grant, client id, `${VAR}` secret reference, scopes. */
     oauth: jsonb('oauth').$type<OAuthSettings>(),
+    /** Other client identities (`NAME/VERSION`) each probe also lists as (docs/design.md §4). */
+    alsoAs: jsonb('also_as').$type<string[]>().notNull().default([]),
     createdAt: createdAt(),
     /** Bumped on every edit: the supervisor re-reads servers changed since its last look. */
     updatedAt: at('updated_at').notNull().defaultNow(),

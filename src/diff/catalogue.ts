@@ -254,6 +254,13 @@ export const FINDING_CATALOGUE = {
     summary: 'The listing changed while serverInfo.version did not',
     help: "A server that changes what it offers under the same version makes a review by version meaningless: hosts and reviewers cannot tell the listings apart. Review the change, and ask the server's maintainers to version their releases.",
   },
+  client_dependent_listing: {
+    base: 'high',
+    values: 'none',
+    headline: () => 'the listing depends on which client asks',
+    summary: 'Another client identity (clientInfo) is offered a different listing',
+    help: 'A server that shows one listing to a scanner and another to a mainstream host makes every review of its listing meaningless. Find out why it tells clients apart; do not approve its listings until it stops.',
+  },
   prompt_added: {
     base: 'low',
     values: 'none',

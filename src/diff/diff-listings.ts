@@ -10,6 +10,7 @@ import {
 import type { Presentation } from '../listings/presentation.js';
 import { compareTool, type Draft, type ToolCheckOptions } from './compare-tool.js';
 import { surfaceDrafts } from './surfaces.js';
+import { clientDependenceDraft } from './client-dependence.js';
 import { CONTENT_KINDS, FINDING_KINDS, baseSeverity } from './catalogue.js';
 import { postureText, type Wording } from './explain.js';
 import {
@@ -236,6 +237,7 @@ export function diffListings(
     context.delivery.listChangedAdvertised &&
     !context.delivery.notificationSeen;
   const findings: Finding[] = changeLevelFindings(scope, context);
+  findings.push(...clientDependence(scope, after, context));
   findings.push(
     ...surfaceFindings(
       scope,
@@ -276,6 +278,7 @@ export function checkFirstListing(listing: ListingInput, context: DiffContext = 
     extrasWith(after, context.after?.instructions),
     options,
   );
+  findings.push(...clientDependence(scope, after, context));
   for (const tool of after.tools) {
     const { drafts, after: posture } = compareTool(tool.name, null, tool, options);
     const content = drafts.filter((d) => CONTENT_KINDS.has(d.kind));
@@ -396,6 +399,15 @@ function addFlipFlops(
       },
     });
   }
+}
+
+function clientDependence(
+  scope: RecordScope,
+  after: CanonicalListing,
+  context: DiffContext,
+): Finding[] {
+  const draft = clientDependenceDraft(after, context.clientListings ?? []);
+  return draft ? [finding(scope, null, null, null, draft, [])] : [];
 }
 
 function changeLevelFindings(scope: RecordScope, context: DiffContext): Finding[] {

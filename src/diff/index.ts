@@ -1,4 +1,5 @@
 export { checkFirstListing, diffListings, type ListingInput } from './diff-listings.js';
+export { MAIN_IDENTITY, type IdentityListing } from './client-dependence.js';
 export {
   CONTENT_KINDS,
   FINDING_CATALOGUE,

@@ -1,5 +1,6 @@
 import type { RawTool } from '../listings/canonical.js';
 import type { FindingKind } from './catalogue.js';
+import type { IdentityListing } from './client-dependence.js';
 import type { ContentRecord } from './content-checks.js';
 import type { DeclaredHint, HintName } from './hints.js';
 import type { ChangeSeverity, Severity } from './severity.js';
@@ -99,6 +100,11 @@ export interface ListingObservation {
 }
 
 export interface DiffContext {
+  /**
+   * The same probe's listings as other client identities (`--also-as`): any that differs
+   * from the listing diffed is a client_dependent_listing finding.
+   */
+  clientListings?: readonly IdentityListing[];
   /** Default `untrusted`: the specification's reading of hints from an unknown source. */
   trust?: TrustLevel;
   server?: string | null;

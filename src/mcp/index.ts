@@ -16,7 +16,10 @@ export {
 } from './list-tools.js';
 export { listPresentation, type PresentationListing } from './list-presentation.js';
 export {
+  clientInfoOf,
   probe,
+  probeAsEach,
+  type IdentityProbe,
   type ProbeFailure,
   type ProbeOptions,
   type ProbeResult,

@@ -24,6 +24,14 @@ export interface ProbeSuccess {
   /** 2026-07-28 cache hints; null on 2025-era servers. */
   ttlMs: number | null;
   cacheScope: string | null;
+  /** The same server listed as each other client identity asked for (`--also-as`). */
+  alsoAs?: IdentityProbe[];
+}
+
+/** One `--also-as` identity's own probe; a failed one is kept, never read as a listing. */
+export interface IdentityProbe {
+  identity: string;
+  result: ProbeResult;
 }
 
 /**
@@ -90,4 +98,36 @@ export async function probe(spec: ConnectSpec, options: ProbeOptions): Promise<P
   } finally {
     await session?.close();
   }
+}
+
+/** `NAME/VERSION` (or `NAME`) as the clientInfo a client sends in initialize. */
+export function clientInfoOf(identity: string): Implementation {
+  const slash = identity.indexOf('/');
+  return slash === -1
+    ? { name: identity, version: '1.0.0' }
+    : { name: identity.slice(0, slash), version: identity.slice(slash + 1) };
+}
+
+/**
+ * probe(), then the same server once more as each other client identity, one after the
+ * other (docs/design.md §4): a server that tells clients apart is only seen by asking as
+ * them. Nothing more is asked when the first probe fails.
+ */
+export async function probeAsEach(
+  spec: ConnectSpec,
+  options: ProbeOptions,
+  identities: readonly string[],
+): Promise<ProbeResult> {
+  const main = await probe(spec, options);
+  if (!main.ok || identities.length === 0) return main;
+  const alsoAs: IdentityProbe[] = [];
+  for (const identity of identities) {
+    if (options.signal?.aborted) break;
+    const result = await probe(
+      { ...spec, era: main.era },
+      { ...options, clientInfo: clientInfoOf(identity) },
+    );
+    alsoAs.push({ identity, result });
+  }
+  return { ...main, alsoAs };
 }

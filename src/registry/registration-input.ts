@@ -2,6 +2,7 @@ import { Problems } from '../problems.js';
 import {
   checkAlertUrl,
   checkEmails,
+  checkIdentities,
   checkName,
   checkOAuthGrant,
   checkOAuthScope,
@@ -49,6 +50,10 @@ export interface RegistrationInput {
   /** A `${VAR}` reference only. */
   oauthClientSecret?: string;
   oauthScope?: string[];
+  /** `--also-as NAME[/VERSION]`, repeatable: replaces the set. */
+  alsoAs?: string[];
+  /** `--no-also-as` (edit): list as mcp-drift only. */
+  noAlsoAs?: boolean;
   /** A stdio server's command line, as given after `--`. */
   commandLine?: string[];
 }
@@ -104,6 +109,10 @@ export function buildSpec(name: string, input: RegistrationInput, base?: ServerS
       ? input.schedule
       : problems.check(() => checkSchedule(input.schedule!));
   const notify = input.notify && problems.check(() => checkEmails(input.notify!));
+  const alsoAs = input.alsoAs && problems.check(() => checkIdentities(input.alsoAs!));
+  if (input.alsoAs !== undefined && input.noAlsoAs) {
+    problems.add('USAGE', 'give --also-as NAME or --no-also-as, not both');
+  }
   const slack =
     input.slack === undefined
       ? undefined
@@ -155,6 +164,7 @@ export function buildSpec(name: string, input: RegistrationInput, base?: ServerS
         hold: false,
         alertMinSeverity: null,
         oauth: null,
+        alsoAs: [],
       };
   if (input.stdio) {
     const [command, ...args] = input.commandLine ?? [];
@@ -193,6 +203,8 @@ export function buildSpec(name: string, input: RegistrationInput, base?: ServerS
   if (minSeverity !== undefined) {
     spec.alertMinSeverity = minSeverity === 'default' ? null : minSeverity;
   }
+  if (alsoAs) spec.alsoAs = alsoAs;
+  if (input.noAlsoAs) spec.alsoAs = [];
   if (input.noOauth) spec.oauth = null;
   if (oauthGiven) {
     const current = spec.oauth;

@@ -37,6 +37,8 @@ export interface ServerSpec {
   alertMinSeverity: Severity | null;
   /** An http or sse server behind OAuth (docs/oauth.md); null: none. */
   oauth?: OAuthSettings | null;
+  /** Client identities (`NAME/VERSION`) each probe also lists as; empty: only mcp-drift. */
+  alsoAs?: string[];
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -246,4 +248,18 @@ export function checkTransportFields(spec: ServerSpec): ServerSpec {
     if (spec.oauth) checkOAuthFields(spec.oauth);
   }
   return spec;
+}
+
+const IDENTITY = /^[A-Za-z0-9][A-Za-z0-9 ._@:+-]{0,63}(\/[A-Za-z0-9][A-Za-z0-9._+-]{0,31})?$/;
+
+/** `--also-as NAME[/VERSION]`: a clientInfo identity to list as besides mcp-drift's own. */
+export function checkIdentities(values: readonly string[]): string[] {
+  for (const value of values) {
+    if (!IDENTITY.test(value)) {
+      throw invalid(
+        `invalid --also-as "${value}": give NAME or NAME/VERSION (letters, digits, . _ - +)`,
+      );
+    }
+  }
+  return [...new Set(values)];
 }

@@ -34,6 +34,8 @@ export interface ServerView {
   protocolEra: ServerRow['protocolEra'];
   /** OAuth settings: the client secret is a `${VAR}` reference, never a value (docs/oauth.md). */
   oauth: ServerRow['oauth'];
+  /** The client identities each probe also lists as (docs/design.md §4). */
+  alsoAs: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -65,6 +67,7 @@ export function serverView(row: ServerRow, defaults: ViewDefaults): ServerView {
     enabled: row.enabled,
     protocolEra: row.protocolEra,
     oauth: row.oauth,
+    alsoAs: row.alsoAs,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -132,6 +132,7 @@ export function specOf(row: ServerRow): ServerSpec {
     hold: row.hold,
     alertMinSeverity: row.alertMinSeverity,
     oauth: row.oauth,
+    alsoAs: row.alsoAs,
   };
 }
 

@@ -13,7 +13,7 @@ import { canonicalListing, extrasOf } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import { sleep } from '../loop.js';
 import { clockTime } from '../log-pretty.js';
-import { probe, unresolvableReferences, type ProbeResult } from '../mcp/index.js';
+import { probeAsEach, unresolvableReferences, type ProbeResult } from '../mcp/index.js';
 import type { ServiceEvents } from '../service-events.js';
 import { clearConfigProblem, noteConfigProblem } from './config-problems-repo.js';
 import { FailureStreak } from './failure-streak.js';
@@ -186,9 +186,10 @@ export class ServerWatcher {
     // a notification, happen after it is released, so they never hold up other probes.
     const result = await this.deps.limiter.run(() => {
       startedAt = new Date();
-      return probe(
+      return probeAsEach(
         connectSpecOf(this.server),
         probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
+        this.server.alsoAs,
       );
     }, this.stopping.signal);
     if (this.stopping.signal.aborted) return;

@@ -26,6 +26,7 @@ const DESIGN_SEVERITY: Record<string, string> = {
   instruction_injection: 'high',
   tool_shadowing: 'high',
   unversioned_change: 'low',
+  client_dependent_listing: 'high',
   prompt_added: 'low',
   prompt_removed: 'low',
   prompt_changed: 'low',

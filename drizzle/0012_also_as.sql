@@ -1,0 +1,1 @@
+ALTER TABLE "servers" ADD COLUMN "also_as" jsonb DEFAULT '[]'::jsonb NOT NULL;
