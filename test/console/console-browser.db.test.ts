@@ -142,6 +142,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
+// A deadline, not a timing claim: on PGlite under load, a stream's first read of the
+// database can wait behind serve's probes for several seconds.
+const LIVE_DEADLINE_MS = 30_000;
+
 describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
   it('logs in with the printed URL and lists the three servers on the fleet page', async () => {
     // The log of a first start names the token's file, and holds neither it nor the link.
@@ -165,7 +169,7 @@ describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
     for (const name of ['notes', 'tenants', 'pages']) {
       await page.locator(`#server-${name} a[href="/servers/${name}"]`).waitFor({ timeout: 5_000 });
     }
-    await page.locator('#live-status', { hasText: 'Live' }).waitFor({ timeout: 10_000 });
+    await page.locator('#live-status', { hasText: 'Live' }).waitFor({ timeout: LIVE_DEADLINE_MS });
     await screenshot(page, 'fleet');
     await expectAccessible(page, 'fleet');
     expect(dialogs).toEqual([]);
@@ -194,7 +198,9 @@ describe.skipIf(!available)(`the console in a browser (${backend})`, () => {
     await fleet.goto(`${consoleUrl}/`);
     await server.goto(`${consoleUrl}/servers/notes`);
     for (const page of [fleet, server]) {
-      await page.locator('#live-status', { hasText: 'Live' }).waitFor({ timeout: 10_000 });
+      await page
+        .locator('#live-status', { hasText: 'Live' })
+        .waitFor({ timeout: LIVE_DEADLINE_MS });
       await page.evaluate(
         () => ((globalThis as unknown as { stillThisPage: boolean }).stillThisPage = true),
       );
