@@ -30,6 +30,8 @@ export function createLogger(
   level: string,
   format: 'json' | 'pretty' = 'json',
   secretUrls: (string | undefined)[] = [],
+  /** Where the lines go instead of file descriptor 2 (a test's in-process command). */
+  stream?: { write(text: string): unknown },
 ): Logger {
   redactFromLogs(secretUrls.flatMap(urlPasswords));
   return pino(
@@ -52,7 +54,11 @@ export function createLogger(
       },
       hooks: { streamWrite: finishLogLine },
     },
-    format === 'pretty' ? prettyStderr : pino.destination({ dest: 2, sync: true }),
+    stream
+      ? { write: (line: string) => stream.write(format === 'pretty' ? prettyLogLine(line) : line) }
+      : format === 'pretty'
+        ? prettyStderr
+        : pino.destination({ dest: 2, sync: true }),
   );
 }
 

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { DriftError } from '../errors.js';
+import { cliStreams } from './streams.js';
 
 /**
  * Asking before a command changes what cannot be put back (an approval, a removal). A
@@ -7,7 +8,7 @@ import { DriftError } from '../errors.js';
  * safer than guessing, and the refusal comes before anything is read or written.
  */
 export function requireConfirmable(command: string, yes: unknown): void {
-  if (yes === true || process.stdin.isTTY) return;
+  if (yes === true || cliStreams().stdin.isTTY) return;
   throw new DriftError(
     'USAGE',
     `${command}: stdin is not a terminal, so nobody can confirm; pass --yes to go ahead without asking`,
@@ -23,7 +24,8 @@ export async function confirm(
   options: { yes: unknown; signal: AbortSignal },
 ): Promise<void> {
   if (options.yes === true) return;
-  const lines = createInterface({ input: process.stdin, output: process.stderr });
+  const { stdin, stderr } = cliStreams();
+  const lines = createInterface({ input: stdin, output: stderr as NodeJS.WritableStream });
   const declined = () => new DriftError('DECLINED', 'not confirmed; nothing was changed');
   try {
     const answer = await new Promise<string>((resolve, reject) => {

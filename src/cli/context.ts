@@ -6,6 +6,7 @@ import type { Database, DatabaseHandle } from '../db/client.js';
 import { redactFromLogs, urlPasswords } from '../log-lines.js';
 import type { Logger } from '../log.js';
 import { warnMadePrivate } from '../private-files.js';
+import { cliStreams, usingProcessStreams } from './streams.js';
 
 /** What every command that needs more than its flags gets (see CommandRun.context). */
 export interface CommandContext {
@@ -28,18 +29,31 @@ export interface CommandContext {
  * `quiet`: one-shot commands log warnings only unless LOG_LEVEL is set, so that a person
  * at a terminal sees the command's output rather than a stream of JSON.
  */
-export function createContext(options: { quiet: boolean; signal: AbortSignal }): CommandContext {
-  const env = readEnvironment();
+export function createContext(options: {
+  quiet: boolean;
+  signal: AbortSignal;
+  /** The environment to read; the process's when absent. */
+  env?: Environment;
+}): CommandContext {
+  const env = readEnvironment(process.cwd(), options.env);
   const config = loadConfig(env);
   const level = options.quiet && !env.LOG_LEVEL ? 'warn' : config.LOG_LEVEL;
   // Now, not with the logger: an error message printed or a reason stored masks them too.
   redactFromLogs([config.DATABASE_URL, config.SMTP_URL].flatMap(urlPasswords));
   // `auto`: a person reads a terminal, a program reads a pipe.
   const format =
-    config.LOG_FORMAT === 'auto' ? (process.stderr.isTTY ? 'pretty' : 'json') : config.LOG_FORMAT;
+    config.LOG_FORMAT === 'auto'
+      ? cliStreams().stderr.isTTY
+        ? 'pretty'
+        : 'json'
+      : config.LOG_FORMAT;
+  // The process's stderr is written as file descriptor 2 (log.ts); other streams as given.
+  const stderr = usingProcessStreams() ? undefined : cliStreams().stderr;
   let logger: Promise<Logger> | undefined;
   const getLogger = () =>
-    (logger ??= import('../log.js').then(({ createLogger }) => createLogger(level, format)));
+    (logger ??= import('../log.js').then(({ createLogger }) =>
+      createLogger(level, format, [], stderr),
+    ));
   return {
     config,
     env,

@@ -4,6 +4,7 @@ import {
   terminalSafeJson,
   terminalSafeOutput,
 } from '../text/terminal-text.js';
+import { cliStreams } from './streams.js';
 
 let documentPrinted = false;
 
@@ -13,16 +14,21 @@ let documentPrinted = false;
  */
 export function printJson(value: unknown): void {
   documentPrinted = true;
-  process.stdout.write(terminalSafeJson(`${JSON.stringify(value, null, 2)}\n`));
+  cliStreams().stdout.write(terminalSafeJson(`${JSON.stringify(value, null, 2)}\n`));
 }
 
 export function jsonDocumentPrinted(): boolean {
   return documentPrinted;
 }
 
+/** A new invocation has printed nothing yet (several run in one process in tests). */
+export function resetJsonDocument(): void {
+  documentPrinted = false;
+}
+
 /** Text output goes out through here only (see terminalSafeOutput). */
 export function printText(text: string): void {
-  process.stdout.write(terminalSafeOutput(text));
+  cliStreams().stdout.write(terminalSafeOutput(text));
 }
 
 export function printLine(text = ''): void {
@@ -32,7 +38,7 @@ export function printLine(text = ''): void {
 /** Warnings go to stderr, so that stdout stays the command's data (its --json document). */
 export function printWarnings(warnings: { message: string }[]): void {
   for (const { message } of warnings) {
-    process.stderr.write(terminalSafeOutput(`mcp-drift: warning: ${message}\n`));
+    cliStreams().stderr.write(terminalSafeOutput(`mcp-drift: warning: ${message}\n`));
   }
 }
 

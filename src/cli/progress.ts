@@ -1,4 +1,5 @@
 import { sanitizeForTerminal } from '../text/terminal-text.js';
+import { cliStreams } from './streams.js';
 
 /*
  * What long commands (check, lock, verify) show while servers answer: on a terminal, a line
@@ -23,7 +24,7 @@ export class Progress {
   private frame = 0;
   private drawn = false;
 
-  constructor(stream: ProgressStream = process.stderr) {
+  constructor(stream: ProgressStream = cliStreams().stderr) {
     this.stream = stream;
   }
 

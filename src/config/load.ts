@@ -10,14 +10,17 @@ export type Environment = Record<string, string | undefined>;
  * The only reader of process.env (house style). `.env` in the working directory fills in
  * what the environment leaves unset; the real environment always wins.
  */
-export function readEnvironment(cwd = process.cwd()): Environment {
+export function readEnvironment(
+  cwd = process.cwd(),
+  environment: Environment = process.env,
+): Environment {
   let fromFile: Environment = {};
   try {
     fromFile = parseDotenv(readFileSync(path.join(cwd, '.env')));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  return { ...fromFile, ...process.env };
+  return { ...fromFile, ...environment };
 }
 
 /** Validates the whole configuration at once and lists every problem, not just the first. */

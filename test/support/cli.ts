@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -54,7 +55,60 @@ export function spawnCli(args: string[], options: CliOptions): ChildProcess {
   });
 }
 
-export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+/**
+ * Runs `mcp-drift ARGS…` to its end. In this process, from src/, as the executable would
+ * (run-command.ts with the test's environment, working directory and streams of its own):
+ * a spawned CLI costs a node start and, on PGlite, opening the data directory afresh (one to
+ * three seconds each), and tests run hundreds. Spawned instead when another in-process run
+ * is under way (tests racing two commands mean two processes) or when `spawn` is asked for.
+ * What only the executable does (argv, signals, flushing before exit) is tested through
+ * spawnCli and runSpawnedCli.
+ */
+export async function runCli(
+  args: string[],
+  options: CliOptions & { spawn?: boolean },
+): Promise<CliResult> {
+  if (options.spawn || inProcessBusy) return runSpawnedCli(args, options);
+  inProcessBusy = true;
+  const home = process.cwd();
+  try {
+    process.chdir(options.cwd);
+    const stdout = new TextSink();
+    const stderr = new TextSink();
+    const { runCommand } = await import('../../src/cli/run-command.js');
+    const code = await runCommand(args, {
+      signal: new AbortController().signal,
+      env: definedOnly(childEnv(options.env)),
+      streams: { stdin: Readable.from([]), stdout, stderr },
+    });
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    process.chdir(home);
+    inProcessBusy = false;
+  }
+}
+
+let inProcessBusy = false;
+
+/** A stream a command writes text to, kept whole; not a terminal, as a pipe is not. */
+class TextSink {
+  text = '';
+  readonly isTTY = false;
+  write(chunk: string | Uint8Array): boolean {
+    this.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    return true;
+  }
+}
+
+/** As spawn() treats the environment: a variable set to undefined is not set. */
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+/** `mcp-drift ARGS…` as a process of its own, the built executable, to its end. */
+export function runSpawnedCli(args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(args, options);
     let stdout = '';
