@@ -15,6 +15,7 @@ import { createDispatcher } from './delivery/create-dispatcher.js';
 import type { DispatcherOptions } from './delivery/dispatcher.js';
 import { startOpsServer } from './http/ops-server.js';
 import { cronLogger, type Logger } from './log.js';
+import { SpawnHelper } from './mcp/index.js';
 import { sleep, STOP_GRACE_MS } from './loop.js';
 import { warnMadePrivate } from './private-files.js';
 import { listServers } from './registry/servers-repo.js';
@@ -77,11 +78,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { db, backend, location } = options.db;
   const env = options.env ?? readEnvironment();
   const events = new ServiceEvents();
+  // Forking serve itself for each stdio server held its loop (spawn-helper.ts).
+  const spawner = new SpawnHelper();
   const supervisor = new Supervisor({
     db,
     config,
     env,
     logger,
+    spawn: spawner.spawn,
     soleWorker: backend === 'embedded',
     onSessionBurst: options.onSessionBurst,
     events,
@@ -123,7 +127,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await stopWithin(STOP_GRACE_MS, logger, {
         retention: () => pruner.stop(),
         http: () => http.close(),
-        watching: () => supervisor.stop(),
+        // The helper kills what the watchers left running when it goes.
+        watching: () => supervisor.stop().finally(() => spawner.stop()),
         alerts: () => dispatcher.stop(),
       });
     })());

@@ -9,6 +9,7 @@ import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 import { HttpGuard } from './http-guard.js';
 import { ClientCredentialsOAuth } from './oauth-client.js';
 import { OAUTH_SECRET_KEY, referencingField, resolveReferences } from './resolve-references.js';
+import type { Spawner } from './spawn-helper.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export interface CreatedTransport {
@@ -41,6 +42,8 @@ export interface TransportSettings {
    * and StdioTransport): they never reach the client's notification handlers.
    */
   onToolsListChanged?: () => void;
+  /** Starts stdio servers (spawn-helper.ts); this process by default. */
+  spawn?: Spawner;
 }
 
 /**
@@ -66,6 +69,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
       maxTools: settings.maxTools,
       closeGraceMs: settings.closeGraceMs,
       onToolsListChanged: settings.onToolsListChanged,
+      spawn: settings.spawn,
     });
     return {
       transport: stdio,

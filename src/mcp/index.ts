@@ -33,3 +33,4 @@ export {
   type MissingReference,
 } from './resolve-references.js';
 export { openSession, type McpSession, type SessionOptions } from './session.js';
+export { SpawnHelper, type Spawner } from './spawn-helper.js';

@@ -25,6 +25,7 @@ import {
   type ToolListing,
 } from './list-tools.js';
 import { listPresentation, type PresentationListing } from './list-presentation.js';
+import type { Spawner } from './spawn-helper.js';
 
 export interface SessionOptions {
   /** Where `${VAR}` references in headers and env resolve from. Required: never implied. */
@@ -37,6 +38,8 @@ export interface SessionOptions {
   clientInfo?: Implementation;
   /** stdio: how long the child gets to exit after stdin closes before it is signalled. */
   closeGraceMs?: number;
+  /** stdio: who starts the server's process (spawn-helper.ts); this process by default. */
+  spawn?: Spawner;
   /** Transport and protocol errors once connected (a held session's liveness signal). */
   onError?: (error: Error) => void;
   /** The connection ended, whichever side ended it. Fires at most once. */
@@ -160,6 +163,7 @@ async function connectInEra(
     maxTools: caps.maxTools,
     closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
     onToolsListChanged,
+    spawn: options.spawn,
   });
   const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
     versionNegotiation: negotiationFor(era, probeMs),

@@ -10,6 +10,7 @@ import {
   type Era,
   type ListingCaps,
   type ProbeResult,
+  type Spawner,
 } from '../mcp/index.js';
 import { backoffDelay, type BackoffOptions } from '../backoff.js';
 import { sleep } from '../loop.js';
@@ -25,6 +26,8 @@ export interface HeldSessionOptions {
   /** Per request: connect, each listing page, each liveness check. */
   timeoutMs?: number;
   caps?: Partial<ListingCaps>;
+  /** stdio: who starts the server's process (the service's SpawnHelper). */
+  spawn?: Spawner;
   /**
    * The first change notification re-lists at once; later ones until this quiet time has
    * passed (a burst) give at most one more re-list, after it. Default 300.
@@ -290,6 +293,7 @@ export class HeldSession {
         caps: this.options.caps,
         signal: connection.abort.signal,
         closeGraceMs: CLOSE_GRACE_MS,
+        spawn: this.options.spawn,
         onError: (error) => this.onTransportError(connection, error),
         onClose: () => this.onTransportClose(connection),
         // Before the startup listing, a notification only marks the time: that listing is

@@ -13,7 +13,12 @@ import { canonicalListing, extrasOf } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import { sleep } from '../loop.js';
 import { clockTime } from '../log-pretty.js';
-import { probeAsEach, unresolvableReferences, type ProbeResult } from '../mcp/index.js';
+import {
+  probeAsEach,
+  unresolvableReferences,
+  type ProbeResult,
+  type Spawner,
+} from '../mcp/index.js';
 import type { ServiceEvents } from '../service-events.js';
 import { clearConfigProblem, noteConfigProblem } from './config-problems-repo.js';
 import { FailureStreak } from './failure-streak.js';
@@ -34,6 +39,8 @@ export interface WatcherDeps {
   opens?: Limiter;
   /** How long a probe that sees a new listing waits for the held session's notification. */
   graceMs: number;
+  /** Starts stdio servers (the service's SpawnHelper); this process when unset. */
+  spawn?: Spawner;
   /** Where the service reports observations, changes and held sessions (service-events.ts). */
   events?: ServiceEvents;
 }
@@ -102,6 +109,7 @@ export class ServerWatcher {
         {
           spec: connectSpecOf(this.server),
           ...probeOptionsOf(this.deps.config, this.deps.env),
+          spawn: this.deps.spawn,
           logger: this.log,
           opens: this.deps.opens,
         },
@@ -188,7 +196,10 @@ export class ServerWatcher {
       startedAt = new Date();
       return probeAsEach(
         connectSpecOf(this.server),
-        probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
+        {
+          ...probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
+          spawn: this.deps.spawn,
+        },
         this.server.alsoAs,
       );
     }, this.stopping.signal);
