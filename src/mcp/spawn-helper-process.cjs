@@ -47,10 +47,15 @@ function start({ id, command, args, env, cwd }) {
   const pid = child.pid;
   children.set(pid, child);
   child.on('error', () => {});
+  // Handles go one at a time (each waits for serve's acknowledgement), so these may still
+  // be queued when the child exits, and node destroys a child's stdin when it exits: taken
+  // off the child, it stays open until it is sent.
+  const { stdin, stdout, stderr } = child;
+  child.stdin = null;
   send({ type: 'spawned', id, pid });
-  send({ type: 'stdio', id, fd: 0 }, child.stdin);
-  send({ type: 'stdio', id, fd: 1 }, child.stdout);
-  send({ type: 'stdio', id, fd: 2 }, child.stderr);
+  send({ type: 'stdio', id, fd: 0 }, stdin);
+  send({ type: 'stdio', id, fd: 1 }, stdout);
+  send({ type: 'stdio', id, fd: 2 }, stderr);
   child.once('exit', (code, signal) => {
     children.delete(pid);
     send({ type: 'exit', id, code, signal });

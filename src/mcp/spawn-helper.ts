@@ -122,7 +122,7 @@ export class SpawnHelper {
       return;
     }
     if (message.type === 'spawned') child.pid = message.pid;
-    else if (message.type === 'stdio' && handle) child.attach(message.fd, handle);
+    else if (message.type === 'stdio') child.attach(message.fd, handle);
     else if (message.type === 'exit') {
       this.children.delete(message.id);
       child.exit(message.code, message.signal);
@@ -147,8 +147,11 @@ class HelperChild extends EventEmitter {
   private exitStatus: [number | null, NodeJS.Signals | null] | undefined;
   private openOutputs = 2;
 
-  attach(fd: 0 | 1 | 2, socket: Socket): void {
-    if (fd === 0) {
+  /** `socket` is missing when the helper had lost it (it never should): the stream is absent. */
+  attach(fd: 0 | 1 | 2, socket: Socket | undefined): void {
+    if (!socket) {
+      if (fd !== 0) this.openOutputs--;
+    } else if (fd === 0) {
       // Only written to: its reading side would see just the child's end closing.
       this.stdin = socket;
     } else {
@@ -159,7 +162,10 @@ class HelperChild extends EventEmitter {
         this.closeIfDone();
       });
     }
-    if (++this.streams === 3) this.emit('spawn');
+    if (++this.streams === 3) {
+      this.emit('spawn');
+      this.closeIfDone();
+    }
   }
 
   exit(code: number | null, signal: NodeJS.Signals | null): void {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSession, SpawnHelper, type SessionOptions } from '../../src/mcp/index.js';
+import { openSession, probe, SpawnHelper, type SessionOptions } from '../../src/mcp/index.js';
 import { isAlive, stdioFixture } from '../support/mcp-fixtures.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -57,6 +57,25 @@ describe('SpawnHelper: stdio servers started by a helper process', () => {
     await expect(session.listTools()).rejects.toMatchObject({ code: 'REMOTE_UNREACHABLE' });
     await session.close();
     expect(closes).toBe(1);
+  });
+
+  it('reports each of many servers that exit at once, started together', async () => {
+    // Their stdio handles queue behind each other's in the helper while they exit.
+    const helper = newHelper();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        probe(stdioFixture('hostile-server.mjs', ['--mode', 'exit-at-once']), {
+          ...options,
+          spawn: helper.spawn,
+        }),
+      ),
+    );
+    for (const result of results) {
+      expect(result).toMatchObject({ ok: false, code: 'REMOTE_UNREACHABLE' });
+      expect(result.ok ? '' : result.reason).toMatch(
+        /the server process exited with code 3 before answering; stderr: fatal: MISSING_API_KEY is not set$/,
+      );
+    }
   });
 
   it('kills the servers still running when it stops', async () => {
