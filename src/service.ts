@@ -13,6 +13,8 @@ import { ConsoleKeys } from './console/session.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createDispatcher } from './delivery/create-dispatcher.js';
 import type { DispatcherOptions } from './delivery/dispatcher.js';
+import { HttpGateways } from './gateway/http-gateway.js';
+import { gatewayDecisionCounter } from './gateway/gateway-metrics.js';
 import { startOpsServer } from './http/ops-server.js';
 import { cronLogger, type Logger } from './log.js';
 import { sleep, STOP_GRACE_MS } from './loop.js';
@@ -101,7 +103,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const live = new LiveFeed(db, { logger: consoleLogger });
   const keys = new ConsoleKeys(token.value);
   // Health, metrics and the console: up before "mcp-drift serving", whose line carries its URL.
+  const decisions = gatewayDecisionCounter();
+  const gateways = new HttpGateways({
+    db,
+    config,
+    env,
+    logger: logger.child({ component: 'gateway' }),
+    onDecision: (server, decision) => decisions.inc({ server, decision }),
+  });
+  // An upstream change the supervisor recorded: the gateway decides again at once.
+  const offChanges = events.on((event) => {
+    if (event.kind === 'change-recorded') gateways.refresh(event.server);
+  });
   const http = await startOpsServer({
+    gateways: { fetch: (name, request) => gateways.fetch(name, request), metrics: [decisions] },
     db,
     config,
     logger,
@@ -123,6 +138,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await stopWithin(STOP_GRACE_MS, logger, {
         retention: () => pruner.stop(),
         http: () => http.close(),
+        gateways: () => {
+          offChanges();
+          return gateways.stop();
+        },
         watching: () => supervisor.stop(),
         alerts: () => dispatcher.stop(),
       });

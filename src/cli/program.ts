@@ -580,6 +580,13 @@ function addServerCommands(program: Command, lazy: Lazy): void {
     )
     .action(lazy(async () => (await import('./server-import-command.js')).serverImportCommand));
 
+  server
+    .command('gateway-token')
+    .summary('make a new token for hosts of serve’s /gateway/NAME/mcp (shown once)')
+    .argument('<NAME>', 'a registered server')
+    .addHelpText('after', examples('mcp-drift server gateway-token fs'))
+    .action(lazy(async () => (await import('./gateway-token-command.js')).gatewayTokenCommand));
+
   jsonFlag(
     server
       .command('remove')
