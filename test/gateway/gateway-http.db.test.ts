@@ -34,6 +34,7 @@ let setup: GatewaySetup;
 let handle: DatabaseHandle;
 let service: RunningService;
 let token: string;
+const CONSOLE_TOKEN = 'gateway-http-console-token-0123456789';
 
 const endpoint = () => new URL(`${service.addresses.http}/gateway/${UPSTREAM}/mcp`);
 const auth = (value = token) => ({ headers: { authorization: `Bearer ${value}` } });
@@ -67,7 +68,7 @@ beforeAll(async () => {
     config: loadConfig({
       ...setup.database.env,
       HTTP_PORT: '0',
-      CONSOLE_TOKEN: 'gateway-http-console-token-0123456789',
+      CONSOLE_TOKEN,
     }),
     env: {},
     db: handle,
@@ -157,6 +158,26 @@ describe(`gateway over HTTP in serve (${backend})`, () => {
       );
     expect(count('refused')).toBeGreaterThan(0);
     expect(count('forwarded')).toBeGreaterThan(0);
+
+    // The refusal is recorded for the server's console page.
+    const consoleAuth = { authorization: `Bearer ${CONSOLE_TOKEN}` };
+    let refusals: Array<{ tool: string; reason: string }> = [];
+    await waitUntil('the refusal to be recorded', async () => {
+      const answer = await fetch(`${service.addresses.http}/api/v1/servers/${UPSTREAM}`, {
+        headers: consoleAuth,
+      });
+      expect(answer.status).toBe(200);
+      refusals = ((await answer.json()) as { gatewayRefusals: typeof refusals }).gatewayRefusals;
+      return refusals.length > 0;
+    });
+    expect(refusals[0]).toMatchObject({ tool: 'purge_tenant', reason: 'relaxation' });
+    const page = await fetch(`${service.addresses.http}/servers/${UPSTREAM}`, {
+      headers: consoleAuth,
+    });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Gateway refusals');
+    expect(html).toMatch(/purge_tenant[\s\S]*its annotations were relaxed/);
 
     const notified = { legacy: 0, modern: 0, old: 0 };
     legacy.setNotificationHandler('notifications/tools/list_changed', () => {
