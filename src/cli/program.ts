@@ -562,6 +562,11 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
       .option('--update', 'replace the connection of a clashing or changed server')
       .option(
+        '--wrap',
+        'print the host config with each imported server routed through `mcp-drift gateway NAME`',
+      )
+      .option('--write', 'with --wrap: show the changed lines, then rewrite the host config file')
+      .option(
         '--check',
         'refuse, writing nothing, when a command is not on PATH, a URL does not answer or a ${VAR} is unset (default: warn)',
       )
