@@ -1,4 +1,3 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +11,8 @@ import {
   byName,
   callTool,
   directClient,
+  httpHost,
   listed,
-  listenWhenModern,
   named,
   startGatewaySetup,
   UPSTREAM,
@@ -39,16 +38,7 @@ const CONSOLE_TOKEN = 'gateway-http-console-token-0123456789';
 const endpoint = () => new URL(`${service.addresses.http}/gateway/${UPSTREAM}/mcp`);
 const auth = (value = token) => ({ headers: { authorization: `Bearer ${value}` } });
 
-async function httpHost(era: Era): Promise<Client> {
-  const client = new Client(
-    { name: 'test-host', version: '1.0.0' },
-    { versionNegotiation: { mode: era } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(endpoint(), { requestInit: auth() }));
-  setup.hosts.push(client);
-  await listenWhenModern(client);
-  return client;
-}
+const host2 = (era: Era) => httpHost(setup, endpoint(), token, era);
 
 async function httpHost1(): Promise<Client1> {
   const client = new Client1({ name: 'test-host-1x', version: '1.0.0' });
@@ -117,7 +107,7 @@ describe(`gateway over HTTP in serve (${backend})`, () => {
     const approved = await listed(reference);
     const upstreamCall = await callTool(reference, 'list_files', { folder: '/tmp' });
     for (const era of ['legacy', 'auto'] as const) {
-      const client = await httpHost(era);
+      const client = await host2(era);
       expect(byName(await listed(client))).toEqual(byName(approved));
       const called = await callTool(client, 'list_files', { folder: '/tmp' });
       expect(JSON.stringify(called)).toBe(JSON.stringify(upstreamCall));
@@ -131,8 +121,8 @@ describe(`gateway over HTTP in serve (${backend})`, () => {
   }, 120_000);
 
   it('pins a relaxed tool, refuses its calls and counts the decisions; approval reaches three hosts within 2 s', async () => {
-    const legacy = await httpHost('legacy');
-    const modern = await httpHost('auto');
+    const legacy = await host2('legacy');
+    const modern = await host2('auto');
     const old = await httpHost1();
     const before = await listed(legacy);
 

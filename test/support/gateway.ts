@@ -168,3 +168,21 @@ export async function awaitRefusal(
   expect(refusal).toBeInstanceOf(ProtocolError);
   return refusal as ProtocolError;
 }
+
+/** A 2.x host in `era` behind serve's HTTP gateway at `url`, with the gateway token. */
+export async function httpHost(
+  setup: GatewaySetup,
+  url: URL,
+  token: string,
+  era: Era,
+): Promise<Client> {
+  const client = new Client(
+    { name: 'test-host', version: '1.0.0' },
+    { versionNegotiation: { mode: era } },
+  );
+  const requestInit = { headers: { authorization: `Bearer ${token}` } };
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+  setup.hosts.push(client);
+  await listenWhenModern(client);
+  return client;
+}
