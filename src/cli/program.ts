@@ -562,6 +562,11 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
       .option('--update', 'replace the connection of a clashing or changed server')
       .option(
+        '--wrap',
+        'print the host config with each imported server routed through `mcp-drift gateway NAME`',
+      )
+      .option('--write', 'with --wrap: show the changed lines, then rewrite the host config file')
+      .option(
         '--check',
         'refuse, writing nothing, when a command is not on PATH, a URL does not answer or a ${VAR} is unset (default: warn)',
       )
@@ -579,6 +584,13 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       ),
     )
     .action(lazy(async () => (await import('./server-import-command.js')).serverImportCommand));
+
+  server
+    .command('gateway-token')
+    .summary('make a new token for hosts of serve’s /gateway/NAME/mcp (shown once)')
+    .argument('<NAME>', 'a registered server')
+    .addHelpText('after', examples('mcp-drift server gateway-token fs'))
+    .action(lazy(async () => (await import('./gateway-token-command.js')).gatewayTokenCommand));
 
   jsonFlag(
     server

@@ -17,6 +17,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { CHANNELS, DELIVERY_STATUSES } from '../vocabulary/channels.js';
+import { REFUSAL_REASONS } from '../vocabulary/gateway-policies.js';
 import { IMPORT_SOURCES } from '../vocabulary/hosts.js';
 import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js';
 import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
@@ -143,6 +144,42 @@ export const serverImports = pgTable(
     importedAt: at('imported_at').notNull().defaultNow(),
   },
   (t) => [oneOf('server_imports_host', t.host, IMPORT_SOURCES)],
+);
+
+/**
+ * A server's gateway token (docs/gateway.md, Over HTTP): hosts present it as a Bearer token
+ * at serve's `/gateway/NAME/mcp`. Only its sha256 is kept: the token is shown once, by
+ * `server gateway-token NAME`, and a new one replaces it.
+ */
+export const gatewayTokens = pgTable('gateway_tokens', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  /** Hex sha256 of the token. */
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Calls a gateway inside serve refused (docs/gateway.md): listed on the server's console
+ * page. The change is kept by id without a foreign key: pruning history keeps the record.
+ */
+export const gatewayRefusals = pgTable(
+  'gateway_refusals',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    at: at('at').notNull().defaultNow(),
+    tool: text('tool').notNull(),
+    reason: text('reason', { enum: REFUSAL_REASONS }).notNull(),
+    changeId: bigint('change_id', { mode: 'number' }),
+  },
+  (t) => [
+    index('gateway_refusals_server').on(t.serverId, t.id),
+    oneOf('gateway_refusals_reason', t.reason, REFUSAL_REASONS),
+  ],
 );
 
 /** A listing body, stored once per sha256 of its RFC 8785 canonical form. */

@@ -445,6 +445,48 @@ export const ServerPage: FC<{
         </p>
       </section>
 
+      <section aria-labelledby="refusals-heading">
+        <h2 id="refusals-heading">Gateway refusals</h2>
+        {detail.gatewayRefusals.length === 0 ? (
+          <p>No call through serve’s gateway has been refused.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Why</th>
+                <th scope="col">Change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {detail.gatewayRefusals.map((refusal) => (
+                <tr>
+                  <td>
+                    <time datetime={refusal.at}>{refusal.at}</time>
+                  </td>
+                  <td>
+                    <Shown text={refusal.tool} />
+                  </td>
+                  <td>
+                    {refusal.reason === 'relaxation'
+                      ? 'its annotations were relaxed'
+                      : 'its text addresses the model'}
+                  </td>
+                  <td>
+                    {refusal.changeId === null ? (
+                      'not yet recorded'
+                    ) : (
+                      <a href={`/changes/${refusal.changeId}`}>{refusal.changeId}</a>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
       <section aria-labelledby="registration-heading">
         <h2 id="registration-heading">Registration</h2>
         <p class="note">
