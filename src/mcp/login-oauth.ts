@@ -44,6 +44,8 @@ export class LoginOAuth implements OAuthClientProvider {
   private discovered: DiscoveredAuthorization | undefined;
   private refreshing: Promise<void> | undefined;
   private refusing: Promise<void> | undefined;
+  /** The refresh token of tokens the SDK dropped after a refusal. */
+  private dropped: string | null = null;
   /** A 401 came and no success since; a refresh after it that meets another 401 is final. */
   private unanswered401 = false;
   private refreshedSince401 = false;
@@ -115,7 +117,10 @@ export class LoginOAuth implements OAuthClientProvider {
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    if (scope === 'tokens' || scope === 'all') this.current = null;
+    if (scope === 'tokens' || scope === 'all') {
+      this.dropped = this.current?.refreshToken ?? null;
+      this.current = null;
+    }
     if (scope === 'client' || scope === 'all') this.client = undefined;
   }
 
@@ -187,6 +192,13 @@ export class LoginOAuth implements OAuthClientProvider {
   }
 
   private async refreshOnce(): Promise<void> {
+    // Another connection (a probe, the held session) may have refreshed first: with rotation
+    // the refresh token held here is spent, and the stored one is the one to use.
+    const latest = await this.store.load();
+    if (latest && latest.refreshToken !== this.current?.refreshToken) {
+      this.use(latest);
+      if (!this.expiring()) return;
+    }
     const refreshToken = this.current?.refreshToken;
     const client = this.client;
     if (!refreshToken || !client) {
@@ -230,8 +242,9 @@ export class LoginOAuth implements OAuthClientProvider {
   private refuse(): void {
     if (this.loginNeeded) return;
     this.loginNeeded = true;
+    const refused = this.current?.refreshToken ?? this.dropped ?? null;
     this.current = null;
-    this.refusing = this.store.refused();
+    this.refusing = this.store.refused(refused);
     this.refusing.catch(() => {});
   }
 }

@@ -21,6 +21,10 @@ export interface OAuthTokenStore {
   /** A dynamically registered client (RFC 7591), if one was registered. */
   loadClient(): Promise<Record<string, unknown> | null>;
   saveClient(information: Record<string, unknown>): Promise<void>;
-  /** The authorization server refused a refresh, or the server refused a fresh token. */
-  refused(): Promise<void>;
+  /**
+   * The authorization server refused a refresh, or the server refused a fresh token.
+   * `refreshToken`: the one this connection held; when the store holds another (a newer
+   * login, a rotation by another connection), the refusal is stale and ignored.
+   */
+  refused(refreshToken: string | null): Promise<void>;
 }

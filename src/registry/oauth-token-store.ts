@@ -33,7 +33,9 @@ export function oauthTokenStore(
     save: (tokens) => saveTokens(db, cipher, serverId, tokens),
     loadClient: () => loadClientInformation(db, cipher, serverId),
     saveClient: (information) => saveClientInformation(db, cipher, serverId, information),
-    async refused() {
+    async refused(refreshToken) {
+      const stored = await loadTokens(db, cipher, serverId);
+      if (stored && refreshToken !== null && stored.refreshToken !== refreshToken) return;
       if (await markNeedsLogin(db, serverId)) await hooks.onNeedsLogin?.();
     },
   };

@@ -19,6 +19,23 @@ export async function markDown(
     .onConflictDoNothing();
 }
 
+/**
+ * The server waits for a login (docs/oauth.md): its open outage, or a new one, is of kind
+ * `auth`, whatever opened it.
+ */
+export async function markNeedsLogin(
+  db: Database,
+  serverId: number,
+  at: Date,
+  reason: string,
+): Promise<void> {
+  await markDown(db, serverId, at, reason);
+  await db
+    .update(outages)
+    .set({ kind: 'auth', reason: scrubSecrets(reason) })
+    .where(and(eq(outages.serverId, serverId), isNull(outages.upAt)));
+}
+
 export async function markUp(db: Database, serverId: number, at: Date): Promise<void> {
   await db
     .update(outages)

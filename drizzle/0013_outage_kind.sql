@@ -1,0 +1,2 @@
+ALTER TABLE "outages" ADD COLUMN "kind" text DEFAULT 'connection' NOT NULL;--> statement-breakpoint
+ALTER TABLE "outages" ADD CONSTRAINT "outages_kind" CHECK ("outages"."kind" in ('connection', 'auth'));
