@@ -150,5 +150,25 @@ describe.runIf(haveChromium)(`needs_login (${backend})`, () => {
     });
     await events.next('session-held', after, { timeoutMs: 60_000, past: true });
     expect(await openOutages()).toEqual([]);
+
+    // Every table's rows: tokens only ever sealed (docs/oauth.md).
+    const tables = (await handle.db.execute(
+      sql`select format('%I.%I', table_schema, table_name) as name from information_schema.tables
+        where table_schema in ('public', 'drizzle') and table_type = 'BASE TABLE'`,
+    )) as unknown as { name: string }[];
+    let dump = '';
+    for (const { name } of tables) {
+      const rows = (await handle.db.execute(
+        sql.raw(`select row_to_json(t)::text as row from ${name} t`),
+      )) as unknown as { row: string }[];
+      dump += rows.map((row) => row.row).join('\n');
+    }
+    expect(dump).toContain('v1.');
+    const tokens = [
+      ...protectedServer.provider.accessTokens,
+      ...protectedServer.provider.refreshTokens,
+    ];
+    expect(tokens.length).toBeGreaterThan(4);
+    expect(tokens.filter((token) => dump.includes(token))).toEqual([]);
   });
 });
