@@ -142,6 +142,8 @@ export async function serverListCommand(run: CommandRun): Promise<void> {
   for (const { name, status } of views) {
     if (status.state === 'misconfigured' && status.configProblem) {
       printLine(`${name} is misconfigured: ${status.configProblem.problem}`);
+    } else if (status.state === 'needs_login' && status.down) {
+      printLine(`${name} needs a login since ${status.down.since}: ${status.down.reason}`);
     } else if (status.down) {
       printLine(`${name} is down since ${status.down.since}: ${status.down.reason}`);
     }

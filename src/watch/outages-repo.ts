@@ -44,12 +44,13 @@ export async function markUp(db: Database, serverId: number, at: Date): Promise<
 }
 
 /**
- * `{downAt, reason}` of the server's open outage, or null (a correlated subquery; see
+ * `{downAt, reason, kind}` of the server's open outage, or null (a correlated subquery; see
  * listings-repo). JSON built in SQL bypasses the column's decoding: read `reason` with
  * fromStorableText (src/db/storable.ts).
  */
 export function openOutageJson(serverId: SQL): SQL<unknown> {
-  return sql`(select json_build_object('downAt', ${outages.downAt}, 'reason', ${outages.reason})
+  return sql`(select json_build_object('downAt', ${outages.downAt}, 'reason', ${outages.reason},
+      'kind', ${outages.kind})
     from ${outages} where ${outages.serverId} = ${serverId} and ${outages.upAt} is null)`;
 }
 

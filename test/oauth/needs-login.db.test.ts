@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
+import { serverStates } from '../../src/read-models/fleet.js';
 import { loginToServer } from '../../src/registry/server-login.js';
 import { insertServer } from '../../src/registry/servers-repo.js';
 import { startService, type RunningService } from '../../src/service.js';
@@ -138,6 +139,13 @@ describe.runIf(haveChromium)(`needs_login (${backend})`, () => {
       sql`select state from oauth_tokens where server_id = ${server.id}`,
     )) as unknown as { state: string }[];
     expect(stored).toEqual([{ state: 'needs_login' }]);
+    // What server list, the fleet and the server page say.
+    const [listed] = await serverStates(handle.db);
+    expect(listed).toMatchObject({
+      name: 'tracker',
+      state: 'needs_login',
+      down: { kind: 'auth', reason: expect.stringContaining('mcp-drift server login tracker') },
+    });
 
     // A new login: watched again, without restarting the service.
     const since = new Date();
