@@ -101,4 +101,32 @@ describe.runIf(haveChromium)(`authorization-code login (${backend})`, () => {
       }
     }
   });
+
+  it('server edit changes the login settings; --no-oauth drops them', async () => {
+    const edited = await cli(
+      'server',
+      'edit',
+      'tracker',
+      '--oauth-client-id',
+      'pre-registered',
+      '--oauth-scope',
+      'mcp',
+      '--json',
+    );
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({
+      oauth: {
+        grant: 'authorization_code',
+        clientId: 'pre-registered',
+        clientSecret: null,
+        scopes: ['mcp'],
+      },
+    });
+    const dropped = await cli('server', 'edit', 'tracker', '--no-oauth', '--json');
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect(JSON.parse(dropped.stdout)).toMatchObject({ oauth: null });
+    const login = await cli('server', 'login', 'tracker');
+    expect(login.code).toBe(2);
+    expect(login.stderr).toContain('not registered for a login');
+  });
 });
