@@ -538,6 +538,19 @@ function addServerCommands(program: Command, lazy: Lazy): void {
     )
     .action(lazy(async () => (await load()).serverEditCommand, { commandLine: true }));
 
+  jsonFlag(
+    server
+      .command('login')
+      .summary('log in to a server registered with --oauth (authorization code + PKCE)')
+      .description(
+        'Print the authorization URL (and open it when there is a desktop), wait for the browser to come back to a loopback redirect on 127.0.0.1, and keep the tokens, encrypted, in the registry. A server waiting in needs_login is watched again at once.',
+      )
+      .argument('<NAME>', 'a server registered with --oauth')
+      .option('--no-browser', 'print the URL only; never open a browser'),
+  )
+    .addHelpText('after', examples('mcp-drift server login tracker'))
+    .action(lazy(async () => (await import('./server-login-command.js')).serverLoginCommand));
+
   for (const [name, summary] of [
     ['enable', 'watch the server again'],
     ['disable', 'stop watching the server, keeping its history'],

@@ -22,6 +22,7 @@ import { IMPORT_SOURCES } from '../vocabulary/hosts.js';
 import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js';
 import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
 import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
+import { OUTAGE_KINDS } from '../vocabulary/outage-kinds.js';
 import { OAUTH_GRANTS, OAUTH_STATES, type OAuthSettings } from '../vocabulary/oauth-grants.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
@@ -494,8 +495,10 @@ export const outages = pgTable(
     upAt: at('up_at'),
     /** Quotes what the server said (see storable.ts). */
     reason: storableText('reason').notNull(),
+    kind: text('kind', { enum: OUTAGE_KINDS }).notNull().default('connection'),
   },
   (t) => [
+    oneOf('outages_kind', t.kind, OUTAGE_KINDS),
     // At most one open outage per server.
     uniqueIndex('outages_one_open')
       .on(t.serverId)

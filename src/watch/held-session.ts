@@ -17,12 +17,15 @@ import { sleep } from '../loop.js';
 import { HeldConnection, type HeldListingTrigger } from './held-connection.js';
 import { describeLoss, failedListing, listingResult } from './held-session-results.js';
 import type { Limiter } from './limiter.js';
+import type { OAuthTokenStore } from '../mcp/index.js';
 
 export type { HeldListingTrigger };
 
 export interface HeldSessionOptions {
   spec: ConnectSpec;
   env: EnvironmentMap;
+  /** A server a person logged in to: its stored tokens (docs/oauth.md). */
+  oauthTokens?: OAuthTokenStore;
   /** Per request: connect, each listing page, each liveness check. */
   timeoutMs?: number;
   caps?: Partial<ListingCaps>;
@@ -294,6 +297,7 @@ export class HeldSession {
         signal: connection.abort.signal,
         closeGraceMs: CLOSE_GRACE_MS,
         spawn: this.options.spawn,
+        oauthTokens: this.options.oauthTokens,
         onError: (error) => this.onTransportError(connection, error),
         onClose: () => this.onTransportClose(connection),
         // Before the startup listing, a notification only marks the time: that listing is

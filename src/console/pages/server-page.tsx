@@ -122,6 +122,11 @@ export const ServerPage: FC<{
               misconfigured since <When at={state.configProblem!.since} now={page.now} />:{' '}
               <Shown text={state.configProblem!.problem} max={300} />
             </span>
+          ) : state.state === 'needs_login' ? (
+            <span class="state state-down">
+              login needed since <When at={state.down!.since} now={page.now} />:{' '}
+              <Shown text={state.down!.reason} max={300} />
+            </span>
           ) : state.health === 'down' ? (
             <span class="state state-down">
               down since <When at={state.down!.since} now={page.now} />:{' '}
@@ -227,7 +232,7 @@ export const ServerPage: FC<{
                 ? 'No session is held: the server is disabled.'
                 : state.state === 'misconfigured'
                   ? 'No session is held: the server is misconfigured (above).'
-                  : state.state === 'down'
+                  : state.state === 'down' || state.state === 'needs_login'
                     ? 'No session is held: the server is down (above).'
                     : 'No session is held right now: it is being connected.'}
           </p>
