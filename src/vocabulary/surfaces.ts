@@ -14,3 +14,21 @@ export type Surface = (typeof SURFACES)[number];
 /** The surfaces that are lists of items, besides tools. */
 export const ITEM_SURFACES = ['prompts', 'resources', 'resourceTemplates'] as const;
 export type ItemSurface = (typeof ITEM_SURFACES)[number];
+
+/** One surface of a listing: its hash and item count (instructions: null); null when absent. */
+export type SurfaceSummary = { hash: string; count: number | null } | null;
+
+/** Every surface of a listing; `tools` is always present. */
+export type SurfaceSummaries = Record<Surface, SurfaceSummary>;
+
+/**
+ * A 2026-07-28 list result's cache hint: how long (`ttlMs`) and by whom (`cacheScope`,
+ * "public" or "private") hosts may keep it without asking again; null when not given.
+ */
+export interface CacheHint {
+  ttlMs: number | null;
+  cacheScope: string | null;
+}
+
+/** The cache hints of a listing's list results, by surface; a surface without one is left out. */
+export type CacheHints = Partial<Record<Surface, CacheHint>>;
