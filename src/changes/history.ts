@@ -6,7 +6,7 @@ import {
   type ObservationRow,
 } from '../listings/listings-repo.js';
 import { movedSurfaces, type SurfaceSummaries } from '../listings/presentation.js';
-import type { CacheHints, Surface } from '../vocabulary/surfaces.js';
+import type { Surface } from '../vocabulary/surfaces.js';
 import { getServer } from '../registry/servers-repo.js';
 import { changesOfObservations } from './changes-repo.js';
 
@@ -20,8 +20,6 @@ export interface HistoryRun {
   listingHash: string | null;
   /** Each surface of the run's listing, its hash and count (null when absent); null for an error run. */
   surfaces: SurfaceSummaries | null;
-  /** The latest attempt's 2026-07-28 cache hints, by surface; null when none were given. */
-  cacheHints: CacheHints | null;
   error: { code: string | null; message: string | null } | null;
   /** Observations in the run. */
   count: number;
@@ -78,7 +76,6 @@ export async function serverHistory(
         outcome: row.outcome,
         listingHash: row.listingHash,
         surfaces: surfacesOf(row.listingHash),
-        cacheHints: row.cacheHints,
         error: row.outcome === 'error' ? { code: row.errorCode, message: row.errorMessage } : null,
         count: row.count,
         firstSeenAt: row.startedAt.toISOString(),

@@ -22,7 +22,7 @@ import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js
 import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
 import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
 import { OAUTH_GRANTS, OAUTH_STATES, type OAuthSettings } from '../vocabulary/oauth-grants.js';
-import type { CacheHints, SurfaceSummaries } from '../vocabulary/surfaces.js';
+import type { SurfaceSummaries } from '../vocabulary/surfaces.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 import { storableJsonb, storableText } from './storable.js';
@@ -198,11 +198,6 @@ export const observations = pgTable(
     /** 2026-07-28 list results only. */
     ttlMs: bigint('ttl_ms', { mode: 'number' }),
     cacheScope: storableText('cache_scope'),
-    /**
-     * 2026-07-28 cache hints of every list result (tools included), by surface; null when
-     * the server gave none (docs/design.md §2).
-     */
-    cacheHints: storableJsonb<CacheHints>('cache_hints'),
     pages: integer('pages'),
     workerId: text('worker_id'),
     /** When the run's latest attempt started. */

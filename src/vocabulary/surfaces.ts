@@ -21,14 +21,3 @@ export type SurfaceSummary = { hash: string; count: number | null } | null;
 /** Every surface of a listing; `tools` is always present. */
 export type SurfaceSummaries = Record<Surface, SurfaceSummary>;
 
-/**
- * A 2026-07-28 list result's cache hint: how long (`ttlMs`) and by whom (`cacheScope`,
- * "public" or "private") hosts may keep it without asking again; null when not given.
- */
-export interface CacheHint {
-  ttlMs: number | null;
-  cacheScope: string | null;
-}
-
-/** The cache hints of a listing's list results, by surface; a surface without one is left out. */
-export type CacheHints = Partial<Record<Surface, CacheHint>>;
