@@ -20,4 +20,3 @@ export type SurfaceSummary = { hash: string; count: number | null } | null;
 
 /** Every surface of a listing; `tools` is always present. */
 export type SurfaceSummaries = Record<Surface, SurfaceSummary>;
-
