@@ -24,6 +24,7 @@ import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/opera
 import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
 import { OUTAGE_KINDS } from '../vocabulary/outage-kinds.js';
 import { OAUTH_GRANTS, OAUTH_STATES, type OAuthSettings } from '../vocabulary/oauth-grants.js';
+import type { SurfaceSummaries } from '../vocabulary/surfaces.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 import { storableJsonb, storableText } from './storable.js';
@@ -192,6 +193,12 @@ export const listings = pgTable('listings', {
   /** Keys are tool names: server text (see storable.ts). */
   toolHashes: storableJsonb<Record<string, string>>('tool_hashes').notNull(),
   toolCount: integer('tool_count').notNull(),
+  /**
+   * Each surface's hash and item count (docs/design.md §2), so that a change says which
+   * surfaces moved without reading two bodies; null for a listing stored before this was
+   * kept (read from its body then).
+   */
+  surfaces: jsonb('surfaces').$type<SurfaceSummaries>(),
   byteSize: integer('byte_size').notNull(),
   createdAt: createdAt(),
 });

@@ -1,12 +1,14 @@
 import type { FC } from 'hono/jsx';
 import { HINTS, declaredText, type DeclaredHint } from '../../diff/index.js';
 import type { ServerDetail } from '../../read-models/server-detail.js';
+import { surfaceCountsText } from '../../listings/surface-text.js';
 import { FindingGroups } from './change-page.js';
 import { Layout } from './layout.js';
 import {
   approverText,
   Hash,
   Headline,
+  movedCell,
   Notice,
   PostButton,
   Sev,
@@ -326,6 +328,7 @@ export const ServerPage: FC<{
                 <th scope="col">change</th>
                 <th scope="col">detected</th>
                 <th scope="col">severity</th>
+                <th scope="col">surfaces moved</th>
                 <th scope="col">worst finding</th>
                 <th scope="col">notification</th>
               </tr>
@@ -342,6 +345,7 @@ export const ServerPage: FC<{
                   <td>
                     <Sev severity={change.severity} />
                   </td>
+                  <td>{movedCell(change.surfaces, change.fromHash)}</td>
                   <td class="text">
                     <Headline headline={change.headline} kind={false} />
                   </td>
@@ -392,6 +396,7 @@ export const ServerPage: FC<{
                 <th scope="col">outcome</th>
                 <th scope="col">took (latest)</th>
                 <th scope="col">listing</th>
+                <th scope="col">surfaces</th>
                 <th scope="col">change</th>
               </tr>
             </thead>
@@ -420,11 +425,15 @@ export const ServerPage: FC<{
                   <td>
                     <Hash hash={observation.listingHash} />
                   </td>
+                  <td>{observation.surfaces ? surfaceCountsText(observation.surfaces) : ''}</td>
                   <td>
                     {observation.change ? (
-                      <a href={`/changes/${observation.change.id}`}>
-                        <Sev severity={observation.change.severity} /> #{observation.change.id}
-                      </a>
+                      <>
+                        <a href={`/changes/${observation.change.id}`}>
+                          <Sev severity={observation.change.severity} /> #{observation.change.id}
+                        </a>{' '}
+                        {movedCell(observation.change.surfaces, observation.change.fromHash)}
+                      </>
                     ) : (
                       ''
                     )}

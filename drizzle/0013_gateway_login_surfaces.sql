@@ -15,6 +15,9 @@ CREATE TABLE "gateway_tokens" (
 	CONSTRAINT "gateway_tokens_token_hash_unique" UNIQUE("token_hash")
 );
 --> statement-breakpoint
+ALTER TABLE "listings" ADD COLUMN "surfaces" jsonb;--> statement-breakpoint
+ALTER TABLE "outages" ADD COLUMN "kind" text DEFAULT 'connection' NOT NULL;--> statement-breakpoint
 ALTER TABLE "gateway_refusals" ADD CONSTRAINT "gateway_refusals_server_id_servers_id_fk" FOREIGN KEY ("server_id") REFERENCES "public"."servers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "gateway_tokens" ADD CONSTRAINT "gateway_tokens_server_id_servers_id_fk" FOREIGN KEY ("server_id") REFERENCES "public"."servers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "gateway_refusals_server" ON "gateway_refusals" USING btree ("server_id","id");
+CREATE INDEX "gateway_refusals_server" ON "gateway_refusals" USING btree ("server_id","id");--> statement-breakpoint
+ALTER TABLE "outages" ADD CONSTRAINT "outages_kind" CHECK ("outages"."kind" in ('connection', 'auth'));
