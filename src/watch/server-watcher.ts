@@ -228,7 +228,12 @@ export class ServerWatcher {
       return probeAsEach(
         connectSpecOf(this.server),
         {
-          ...probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal, this.oauthTokens),
+          ...probeOptionsOf(
+            this.deps.config,
+            this.deps.env,
+            this.stopping.signal,
+            this.oauthTokens,
+          ),
           spawn: this.deps.spawn,
         },
         this.server.alsoAs,
