@@ -15,12 +15,15 @@
 // BENCH_HOSTILE_SECONDS (60: the measured window of each run), BENCH_HOSTILE_HEALTHY (1),
 // BENCH_HOSTILE_SERVE_NODE_ARGS
 // (node flags for serve, space-separated, e.g. --trace-gc), BENCH_HOSTILE_KEEP_LOG (a directory: serve's
-// logs are copied there as serve-alone.log and serve-hostile.log).
+// logs are copied there as serve-alone.log and serve-hostile.log, and the loop's stalls as
+// loop-stalls-alone.jsonl and loop-stalls-hostile.jsonl). serve's event loop is measured from
+// inside (bench/loop-stalls.cjs, preloaded).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import { observations, servers } from '../src/db/schema.js';
 import { startHostileSet, type ServerValues } from './hostile-set.js';
@@ -62,6 +65,31 @@ interface RunFigures {
   hostileErrors: Record<string, number>;
   /** Wall times (ms) of each CLI command, CLI_RUNS runs each. */
   cli: Record<string, number[]>;
+  /** serve's event loop, measured inside it (bench/loop-stalls.cjs), window and CLI runs. */
+  stalls: LoopStalls;
+}
+
+interface LoopStalls {
+  /** Each time a 10 ms timer fired more than LOOP_STALL_MS late: when, and by how much. */
+  held: Array<{ at: number; ms: number }>;
+  /** perf_hooks' event-loop delay histogram since serve started. */
+  maxDelayMs: number;
+  p99DelayMs: number;
+}
+
+const LOOP_STALLS_PRELOAD = fileURLToPath(new URL('loop-stalls.cjs', import.meta.url));
+
+function readStalls(file: string): LoopStalls {
+  const held = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { at: number; ms: number })
+    : [];
+  const summary = existsSync(`${file}.summary`)
+    ? (JSON.parse(readFileSync(`${file}.summary`, 'utf8')) as { max: number; p99: number })
+    : { max: NaN, p99: NaN };
+  return { held, maxDelayMs: summary.max, p99DelayMs: summary.p99 };
 }
 
 /** The CLI commands timed against serve's database, with the first healthy server's name. */
@@ -112,7 +140,12 @@ async function runOnce(
   let serve: ServeProcess | undefined;
   try {
     const nodeArgs = (process.env.BENCH_HOSTILE_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    serve = ServeProcess.start(database, { LOG_LEVEL: 'info', HTTP_PORT: '0' }, nodeArgs);
+    const stallsFile = path.join(database.home, 'loop-stalls.jsonl');
+    serve = ServeProcess.start(
+      database,
+      { LOG_LEVEL: 'info', HTTP_PORT: '0', LOOP_STALLS: stallsFile },
+      ['-r', LOOP_STALLS_PRELOAD, ...nodeArgs],
+    );
     await database.reopen(serve, 60_000);
     const running = serve;
     const db = database.db;
@@ -187,6 +220,7 @@ async function runOnce(
     const cli = timeCli(database, rows[0]!.name);
     maxSampledRssBytes = Math.max(maxSampledRssBytes, memoryOf(running.pid).rss);
     const peakRssBytes = memoryOf(running.pid).peak;
+    const stalls = readStalls(stallsFile);
 
     const probes = [...seenProbes.values()].sort(
       (a, b) => a.startedAt.getTime() - b.startedAt.getTime(),
@@ -241,13 +275,17 @@ async function runOnce(
       maxSampledRssBytes,
       hostileErrors,
       cli,
+      stalls,
     };
   } finally {
     await database.close().catch(() => {});
     await serve?.stop().catch(() => {});
     const keep = process.env.BENCH_HOSTILE_KEEP_LOG;
     if (keep && serve) {
-      copyFileSync(serve.logFile, path.join(keep, `serve-${hostile ? 'hostile' : 'alone'}.log`));
+      const run = hostile ? 'hostile' : 'alone';
+      copyFileSync(serve.logFile, path.join(keep, `serve-${run}.log`));
+      const stalls = path.join(database.home, 'loop-stalls.jsonl');
+      if (existsSync(stalls)) copyFileSync(stalls, path.join(keep, `loop-stalls-${run}.jsonl`));
     }
     await database.drop().catch((error: unknown) => console.error('could not drop:', error));
   }
@@ -348,6 +386,21 @@ function print(baseline: RunFigures, hostile: RunFigures): void {
       mb(baseline.maxSampledRssBytes),
       mb(hostile.maxSampledRssBytes),
       ratio(hostile.maxSampledRssBytes, baseline.maxSampledRssBytes),
+      '',
+    ],
+    [
+      'serve event loop: longest delay',
+      ms(baseline.stalls.maxDelayMs),
+      ms(hostile.stalls.maxDelayMs),
+      ratio(hostile.stalls.maxDelayMs, baseline.stalls.maxDelayMs),
+      '',
+    ],
+    ['  delay p99', ms(baseline.stalls.p99DelayMs), ms(hostile.stalls.p99DelayMs), '', ''],
+    [
+      '  held over 300 ms (times)',
+      String(baseline.stalls.held.length),
+      String(hostile.stalls.held.length),
+      '',
       '',
     ],
   ];

@@ -5,6 +5,7 @@ import { runCliBench } from './cli.bench.js';
 import { runConsoleBench } from './console.bench.js';
 import { runDetectBench } from './detect.bench.js';
 import { runDiffBench } from './diff.bench.js';
+import { runGatewayBench } from './gateway.bench.js';
 import { runHistoryBench } from './history.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runRecordBench } from './record.bench.js';
@@ -20,6 +21,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['console', runConsoleBench],
   ['hostile', runHostileBench],
   ['history', runHistoryBench],
+  ['gateway', runGatewayBench],
 ];
 
 // Names of benches to run; `--name value` pairs are the benches' own settings (read from

@@ -9,7 +9,7 @@
 // The build reads src/ and tsconfig.json (the JSX settings of the console's pages) and
 // writes dist/; it runs nothing it built, so a container's build stage needs no more.
 import { build } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,3 +51,10 @@ const inputs = Object.fromEntries(
     .map(([file, output]) => [path.basename(file), Object.keys(output.inputs)]),
 );
 writeFileSync(path.join(out, 'bundle-inputs.json'), JSON.stringify(inputs));
+
+// serve's spawn helper is a process of its own, plain CommonJS run as is: it sits beside
+// the bundle, where src/mcp/spawn-helper.ts finds it from import.meta.url.
+copyFileSync(
+  path.join(root, 'src', 'mcp', 'spawn-helper-process.cjs'),
+  path.join(out, 'spawn-helper-process.cjs'),
+);

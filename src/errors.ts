@@ -21,6 +21,8 @@ export type DriftErrorCode =
   | 'REMOTE_TIMEOUT'
   | 'REMOTE_PROTOCOL'
   | 'MAIL_UNREACHABLE'
+  // the server's authorization server refused our tokens: a person must log in again
+  | 'NEEDS_LOGIN'
   // exit 130: stopped by SIGINT/SIGTERM before it finished
   | 'INTERRUPTED'
   // exit 1

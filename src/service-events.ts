@@ -34,6 +34,11 @@ export interface ServiceEventMap {
   };
   /** A held session is up and listed (after a start or a reconnect). */
   'session-held': { serverId: number; server: string };
+  /**
+   * The server's authorization server refused its tokens: it waits for `server login`
+   * (an outage of kind `auth`, docs/oauth.md). Once per refusal, whoever noticed it.
+   */
+  'login-needed': { serverId: number; server: string };
   /** A held session went down; it reconnects with backoff. */
   'session-lost': { serverId: number; server: string; reason: string };
 }

@@ -13,8 +13,11 @@ import { ConsoleKeys } from './console/session.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createDispatcher } from './delivery/create-dispatcher.js';
 import type { DispatcherOptions } from './delivery/dispatcher.js';
+import { HttpGateways } from './gateway/http-gateway.js';
+import { gatewayDecisionCounter } from './gateway/gateway-metrics.js';
 import { startOpsServer } from './http/ops-server.js';
 import { cronLogger, type Logger } from './log.js';
+import { SpawnHelper } from './mcp/index.js';
 import { sleep, STOP_GRACE_MS } from './loop.js';
 import { warnMadePrivate } from './private-files.js';
 import { listServers } from './registry/servers-repo.js';
@@ -77,11 +80,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { db, backend, location } = options.db;
   const env = options.env ?? readEnvironment();
   const events = new ServiceEvents();
+  // Forking serve itself for each stdio server held its loop (spawn-helper.ts).
+  const spawner = new SpawnHelper();
   const supervisor = new Supervisor({
     db,
     config,
     env,
     logger,
+    spawn: spawner.spawn,
     soleWorker: backend === 'embedded',
     onSessionBurst: options.onSessionBurst,
     events,
@@ -101,7 +107,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const live = new LiveFeed(db, { logger: consoleLogger });
   const keys = new ConsoleKeys(token.value);
   // Health, metrics and the console: up before "mcp-drift serving", whose line carries its URL.
+  const decisions = gatewayDecisionCounter();
+  const gateways = new HttpGateways({
+    db,
+    config,
+    env,
+    logger: logger.child({ component: 'gateway' }),
+    onDecision: (server, decision) => decisions.inc({ server, decision }),
+  });
+  // An upstream change the supervisor recorded: the gateway decides again at once.
+  const offChanges = events.on((event) => {
+    if (event.kind === 'change-recorded') gateways.refresh(event.server);
+  });
   const http = await startOpsServer({
+    gateways: { fetch: (name, request) => gateways.fetch(name, request), metrics: [decisions] },
     db,
     config,
     logger,
@@ -123,7 +142,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await stopWithin(STOP_GRACE_MS, logger, {
         retention: () => pruner.stop(),
         http: () => http.close(),
-        watching: () => supervisor.stop(),
+        gateways: () => {
+          offChanges();
+          return gateways.stop();
+        },
+        // The helper kills what the watchers left running when it goes.
+        watching: () => supervisor.stop().finally(() => spawner.stop()),
         alerts: () => dispatcher.stop(),
       });
     })());

@@ -9,7 +9,10 @@ import {
   type Severity,
 } from '../diff/index.js';
 import type { InterpretationRecord } from '../diff/types.js';
+import { surfacesByHash } from '../listings/listings-repo.js';
+import { movedSurfaces, type SurfaceSummaries } from '../listings/presentation.js';
 import { getServer } from '../registry/servers-repo.js';
+import type { Surface } from '../vocabulary/surfaces.js';
 import type { FindingRow, SinceBaseline } from '../db/schema.js';
 import { findingsOfChanges, getChange, listChanges } from './changes-repo.js';
 
@@ -21,6 +24,8 @@ export interface ChangeView {
   /** null: the server's first listing, recorded for its content findings. */
   fromHash: string | null;
   toHash: string;
+  /** The surfaces whose hash moved ("tools", "instructions"…); empty for a first listing. */
+  surfaces: Surface[];
   /** null: no held session could have received a notification. */
   notificationSeen: boolean | null;
 }
@@ -73,6 +78,10 @@ export async function changeFeed(
     db,
     page.map((row) => row.id),
   );
+  const surfaces = await surfacesByHash(
+    db,
+    page.flatMap((row) => (row.fromHash === null ? [row.toHash] : [row.fromHash, row.toHash])),
+  );
   return {
     changes: page.map((row) => {
       const own = findings.filter((finding) => finding.changeId === row.id).map(findingOf);
@@ -84,6 +93,10 @@ export async function changeFeed(
         severity: row.severity,
         fromHash: row.fromHash,
         toHash: row.toHash,
+        surfaces: movedSurfaces(
+          row.fromHash === null ? null : (surfaces.get(row.fromHash) ?? null),
+          surfaces.get(row.toHash) ?? null,
+        ),
         notificationSeen: row.notificationSeen,
         headline: worst
           ? {
@@ -106,6 +119,8 @@ export interface ChangeDetail {
     exposure: unknown;
     /** The drift since the approved baseline when recorded, if that baseline was older. */
     sinceBaseline: SinceBaseline | null;
+    /** Each surface of the listings before (null: none) and after, with hash and count. */
+    listings: { before: SurfaceSummaries | null; after: SurfaceSummaries | null };
   };
   findings: Finding[];
 }
@@ -113,6 +128,12 @@ export interface ChangeDetail {
 /** One change with the full interpretation record of each of its findings. */
 export async function showChange(db: Database, id: number): Promise<ChangeDetail> {
   const { change, findings } = await getChange(db, id);
+  const surfaces = await surfacesByHash(
+    db,
+    change.fromHash === null ? [change.toHash] : [change.fromHash, change.toHash],
+  );
+  const before = change.fromHash === null ? null : (surfaces.get(change.fromHash) ?? null);
+  const after = surfaces.get(change.toHash) ?? null;
   return {
     change: {
       id: change.id,
@@ -121,10 +142,12 @@ export async function showChange(db: Database, id: number): Promise<ChangeDetail
       severity: change.severity,
       fromHash: change.fromHash,
       toHash: change.toHash,
+      surfaces: movedSurfaces(before, after),
       observationId: change.observationId,
       notificationSeen: change.notificationSeen,
       exposure: change.exposure,
       sinceBaseline: change.sinceBaseline,
+      listings: { before, after },
     },
     findings: findings.map((row) => findingJson(findingOf(row))),
   };

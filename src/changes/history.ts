@@ -1,6 +1,12 @@
 import type { Database } from '../db/client.js';
 import type { ChangeSeverity } from '../diff/index.js';
-import { observationsBefore, type ObservationRow } from '../listings/listings-repo.js';
+import {
+  observationsBefore,
+  surfacesByHash,
+  type ObservationRow,
+} from '../listings/listings-repo.js';
+import { movedSurfaces, type SurfaceSummaries } from '../listings/presentation.js';
+import type { Surface } from '../vocabulary/surfaces.js';
 import { getServer } from '../registry/servers-repo.js';
 import { changesOfObservations } from './changes-repo.js';
 
@@ -12,6 +18,8 @@ export interface HistoryRun {
   id: number;
   outcome: ObservationRow['outcome'];
   listingHash: string | null;
+  /** Each surface of the run's listing, its hash and count (null when absent); null for an error run. */
+  surfaces: SurfaceSummaries | null;
   error: { code: string | null; message: string | null } | null;
   /** Observations in the run. */
   count: number;
@@ -24,8 +32,16 @@ export interface HistoryRun {
   /** The latest observation's. */
   durationMs: number;
   protocolVersion: string | null;
-  /** The change the run's first observation revealed (fromHash null: a first listing). */
-  change: { id: number; severity: ChangeSeverity; fromHash: string | null } | null;
+  /**
+   * The change the run's first observation revealed (fromHash null: a first listing), with
+   * the surfaces it moved ("tools", "instructions"…; empty for a first listing).
+   */
+  change: {
+    id: number;
+    severity: ChangeSeverity;
+    fromHash: string | null;
+    surfaces: Surface[];
+  } | null;
 }
 
 /**
@@ -44,6 +60,13 @@ export async function serverHistory(
     rows.map((row) => row.id),
   );
   const changeByObservation = new Map(changes.map((change) => [change.observationId, change]));
+  const surfaces = await surfacesByHash(db, [
+    ...rows.flatMap((row) => (row.listingHash === null ? [] : [row.listingHash])),
+    ...changes.flatMap((change) =>
+      change.fromHash === null ? [change.toHash] : [change.fromHash, change.toHash],
+    ),
+  ]);
+  const surfacesOf = (hash: string | null) => (hash === null ? null : (surfaces.get(hash) ?? null));
   return {
     server: server.name,
     runs: rows.map((row) => {
@@ -52,6 +75,7 @@ export async function serverHistory(
         id: row.id,
         outcome: row.outcome,
         listingHash: row.listingHash,
+        surfaces: surfacesOf(row.listingHash),
         error: row.outcome === 'error' ? { code: row.errorCode, message: row.errorMessage } : null,
         count: row.count,
         firstSeenAt: row.startedAt.toISOString(),
@@ -61,7 +85,12 @@ export async function serverHistory(
         durationMs: row.durationMs,
         protocolVersion: row.protocolVersion,
         change: change
-          ? { id: change.id, severity: change.severity, fromHash: change.fromHash }
+          ? {
+              id: change.id,
+              severity: change.severity,
+              fromHash: change.fromHash,
+              surfaces: movedSurfaces(surfacesOf(change.fromHash), surfacesOf(change.toHash)),
+            }
           : null,
       };
     }),

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
 import type { DeliveryContext } from '../diff/index.js';
 import { probeAsEach } from '../mcp/index.js';
+import { loginTokenStore } from '../registry/oauth-token-store.js';
 import { connectSpecOf, probeOptionsOf } from './probe-spec.js';
 import {
   recordObservation,
@@ -30,7 +31,12 @@ export async function observeServer(
   const startedAt = new Date();
   const result = await probeAsEach(
     connectSpecOf(server),
-    probeOptionsOf(options.config, options.env, options.signal),
+    probeOptionsOf(
+      options.config,
+      options.env,
+      options.signal,
+      loginTokenStore(db, options.config, server),
+    ),
     server.alsoAs,
   );
   return recordObservation(db, {

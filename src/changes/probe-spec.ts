@@ -1,6 +1,6 @@
 import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import type { ConnectSpec, Era, ProbeOptions } from '../mcp/index.js';
+import type { ConnectSpec, Era, OAuthTokenStore, ProbeOptions } from '../mcp/index.js';
 import type { ServerSpec } from '../registry/server-spec.js';
 
 /*
@@ -28,9 +28,11 @@ export function probeOptionsOf(
   config: Config,
   env: Environment,
   signal?: AbortSignal,
+  oauthTokens?: OAuthTokenStore,
 ): ProbeOptions {
   return {
     env,
+    ...(oauthTokens ? { oauthTokens } : {}),
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     caps: {
       maxPages: config.LISTING_MAX_PAGES,

@@ -2,6 +2,7 @@ import { changeFeed, showChange } from '../changes/change-views.js';
 import { kindOf, severityOf, timeOf } from '../console/params.js';
 import { formatFindingsText, sanitizeForTerminal, type Finding } from '../diff/index.js';
 import type { DeclaredHint } from '../diff/hints.js';
+import { movedSurfacesText, surfaceCountsText } from '../listings/surface-text.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { limitFlag, positiveInteger } from './flags.js';
@@ -74,6 +75,15 @@ export async function changeShowCommand(run: CommandRun): Promise<void> {
     `change ${change.id} of ${change.server}, ${change.detectedAt}: severity ${change.severity}`,
   );
   printLine(`listing ${change.fromHash ?? '(none: the first listing)'} -> ${change.toHash}`);
+  const { before, after } = change.listings;
+  if (before !== null && after !== null) {
+    printLine(
+      `surfaces moved: ${change.surfaces.length === 0 ? 'none' : movedSurfacesText(change.surfaces)}`,
+    );
+    printLine(`before: ${surfaceCountsText(before)}`);
+  }
+  if (after !== null)
+    printLine(`${before === null ? 'listing' : 'after'}: ${surfaceCountsText(after)}`);
   printLine(
     `change notification: ${change.notificationSeen === null ? 'no held session' : change.notificationSeen ? 'seen' : 'not seen'}`,
   );

@@ -1,5 +1,6 @@
-import { checkServer, type CheckReport } from '../changes/check-server.js';
+import { checkServer } from '../changes/check-server.js';
 import { formatFindingsText } from '../diff/index.js';
+import { surfaceCountsText } from '../listings/surface-text.js';
 import { sanitizeForTerminal } from '../text/terminal-text.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
@@ -42,7 +43,7 @@ export async function checkCommand(run: CommandRun): Promise<void> {
   } else {
     const { observation, baseline, change } = report;
     printLine(
-      `${report.server}: ${observation.toolCount} tools${otherSurfaces(observation.surfaces)} in ${observation.pages} page(s), ` +
+      `${report.server}: ${surfaceCountsText(observation.surfaces)} in ${observation.pages} page(s), ` +
         `${sanitizeForTerminal(observation.protocolVersion ?? '')}${serverNamed(observation.serverInfo)}, ` +
         `${observation.durationMs} ms; listing ${short(observation.listingHash!)}`,
     );
@@ -68,18 +69,4 @@ function serverNamed(serverInfo: unknown): string {
   if (typeof info?.name !== 'string' || info.name === '') return '';
   const version = typeof info.version === 'string' ? info.version : '';
   return `, ${sanitizeForTerminal(`${info.name} ${version}`.trimEnd())}`;
-}
-
-/** ", 1 prompt, 3 resources, instructions": the surfaces besides tools the server offers. */
-function otherSurfaces(surfaces: CheckReport['observation']['surfaces']): string {
-  const parts: string[] = [];
-  const counted = (count: number | null | undefined, noun: string) => {
-    if (count === null || count === undefined) return;
-    parts.push(`${count} ${noun}${count === 1 ? '' : 's'}`);
-  };
-  counted(surfaces.prompts?.count, 'prompt');
-  counted(surfaces.resources?.count, 'resource');
-  counted(surfaces.resourceTemplates?.count, 'resource template');
-  if (surfaces.instructions !== null) parts.push('instructions');
-  return parts.map((part) => `, ${part}`).join('');
 }

@@ -1,4 +1,5 @@
 import { serverHistory } from '../changes/history.js';
+import { movedSurfacesText, surfaceCountsText } from '../listings/surface-text.js';
 import { Problems } from '../problems.js';
 import type { CommandRun } from './command-run.js';
 import { limitFlag } from './flags.js';
@@ -6,7 +7,8 @@ import { formatTable, printJson, printLine, short } from './output.js';
 
 /**
  * `mcp-drift history NAME`: the server's observation runs, newest first (one row per
- * outcome: a listing seen N times, or an error), with the changes they revealed.
+ * outcome: a listing seen N times, or an error), each listing's surfaces with their counts,
+ * and the changes they revealed with the surfaces each moved.
  */
 export async function historyCommand(run: CommandRun): Promise<void> {
   const [name] = run.args as [string];
@@ -24,15 +26,28 @@ export async function historyCommand(run: CommandRun): Promise<void> {
   }
   printLine(
     formatTable(
-      ['FIRST SEEN', 'LAST SEEN', 'OUTCOME', 'LISTING', 'COUNT', 'HOW', 'CHANGE', 'ERROR'],
+      [
+        'FIRST SEEN',
+        'LAST SEEN',
+        'OUTCOME',
+        'LISTING',
+        'SURFACES',
+        'COUNT',
+        'HOW',
+        'CHANGE',
+        'MOVED',
+        'ERROR',
+      ],
       history.runs.map((row) => [
         row.firstSeenAt,
         row.lastSeenAt,
         row.outcome,
         row.listingHash ? short(row.listingHash) : '-',
+        row.surfaces ? surfaceCountsText(row.surfaces) : '',
         `× ${row.count.toLocaleString('en-US')}`,
         Object.keys(row.triggers).join(','),
         row.change ? `#${row.change.id} ${row.change.severity}` : '',
+        row.change ? movedSurfacesText(row.change.surfaces) : '',
         row.error?.message ?? '',
       ]),
     ),

@@ -538,6 +538,19 @@ function addServerCommands(program: Command, lazy: Lazy): void {
     )
     .action(lazy(async () => (await load()).serverEditCommand, { commandLine: true }));
 
+  jsonFlag(
+    server
+      .command('login')
+      .summary('log in to a server registered with --oauth (authorization code + PKCE)')
+      .description(
+        'Print the authorization URL (and open it when there is a desktop), wait for the browser to come back to a loopback redirect on 127.0.0.1, and keep the tokens, encrypted, in the registry. A server waiting in needs_login is watched again at once.',
+      )
+      .argument('<NAME>', 'a server registered with --oauth')
+      .option('--no-browser', 'print the URL only; never open a browser'),
+  )
+    .addHelpText('after', examples('mcp-drift server login tracker'))
+    .action(lazy(async () => (await import('./server-login-command.js')).serverLoginCommand));
+
   for (const [name, summary] of [
     ['enable', 'watch the server again'],
     ['disable', 'stop watching the server, keeping its history'],
@@ -562,6 +575,11 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       .option('--prefix <P>', 'start every imported name with P (e.g. cursor-)')
       .option('--update', 'replace the connection of a clashing or changed server')
       .option(
+        '--wrap',
+        'print the host config with each imported server routed through `mcp-drift gateway NAME`',
+      )
+      .option('--write', 'with --wrap: show the changed lines, then rewrite the host config file')
+      .option(
         '--check',
         'refuse, writing nothing, when a command is not on PATH, a URL does not answer or a ${VAR} is unset (default: warn)',
       )
@@ -579,6 +597,13 @@ function addServerCommands(program: Command, lazy: Lazy): void {
       ),
     )
     .action(lazy(async () => (await import('./server-import-command.js')).serverImportCommand));
+
+  server
+    .command('gateway-token')
+    .summary('make a new token for hosts of serve’s /gateway/NAME/mcp (shown once)')
+    .argument('<NAME>', 'a registered server')
+    .addHelpText('after', examples('mcp-drift server gateway-token fs'))
+    .action(lazy(async () => (await import('./gateway-token-command.js')).gatewayTokenCommand));
 
   jsonFlag(
     server

@@ -142,6 +142,8 @@ export async function serverListCommand(run: CommandRun): Promise<void> {
   for (const { name, status } of views) {
     if (status.state === 'misconfigured' && status.configProblem) {
       printLine(`${name} is misconfigured: ${status.configProblem.problem}`);
+    } else if (status.state === 'needs_login' && status.down) {
+      printLine(`${name} needs a login since ${status.down.since}: ${status.down.reason}`);
     } else if (status.down) {
       printLine(`${name} is down since ${status.down.since}: ${status.down.reason}`);
     }
@@ -237,6 +239,25 @@ function oauthLines(view: ServerView): [string, string][] {
     ['oauth client', oauth.clientId ?? 'dynamic registration'],
     ['oauth client secret', oauth.clientSecret ?? '-'],
     ['oauth scopes', oauth.scopes.join(' ') || 'as the server advertises'],
+    ...(oauth.grant === 'authorization_code' ? loginLines(view) : []),
     ['authorization server', 'discovered from the server (RFC 9728) at each connection'],
+  ];
+}
+
+/** A login's state (`server show` only): never a token. */
+function loginLines(view: ServerView): [string, string][] {
+  const login = view.login;
+  if (login === undefined) return [];
+  if (login === null) return [['oauth state', `no login yet: mcp-drift server login ${view.name}`]];
+  return [
+    [
+      'oauth state',
+      login.state === 'authorized'
+        ? 'authorized'
+        : `needs_login: mcp-drift server login ${view.name}`,
+    ],
+    ['oauth authorization server', login.authorizationServer ?? '-'],
+    ['oauth scope granted', login.scope ?? '-'],
+    ['oauth token expires', login.expiresAt ?? '-'],
   ];
 }

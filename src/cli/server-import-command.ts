@@ -7,6 +7,46 @@ import { hostContextOf, hostFlag, shownPath } from './host-context.js';
 import { formatTable, printJson, printLine, printWarnings } from './output.js';
 import { checkEarly } from './early-checks.js';
 
+/** Imported entries a host may reach through the gateway: registered now, as the file says. */
+const WRAPPED = new Set(['added', 'updated', 'unchanged']);
+
+/**
+ * `--wrap`: each file's config with its imported servers routed through the gateway, on
+ * stdout (one file: its config; several: an object of configs by path). `--write`: the
+ * changed lines of each file, then the file rewritten (as plain JSON: comments are lost).
+ */
+async function printWrapped(report: ImportReport, write: boolean): Promise<void> {
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const { parseJsonSource } = await import('../json-source.js');
+  const { wrapHostConfig } = await import('../registry/wrap-config.js');
+  const byFile = new Map<string, Map<string, string>>();
+  for (const server of report.servers) {
+    if (!WRAPPED.has(server.status)) continue;
+    const names = byFile.get(server.source) ?? new Map<string, string>();
+    names.set(server.entry, server.name);
+    byFile.set(server.source, names);
+  }
+  const configs: Record<string, unknown> = {};
+  for (const [file, names] of byFile) {
+    const text = await readFile(file, 'utf8');
+    const before = parseJsonSource(text, { comments: true }).value;
+    const after = wrapHostConfig(before, names);
+    configs[file] = after;
+    if (!write) continue;
+    const old = JSON.stringify(before, null, 2).split('\n');
+    const next = `${JSON.stringify(after, null, 2)}\n`;
+    printLine(`--- ${file}`);
+    printLine(`+++ ${file}`);
+    for (const line of old) if (!next.split('\n').includes(line)) printLine(`-${line}`);
+    for (const line of next.trimEnd().split('\n')) if (!old.includes(line)) printLine(`+${line}`);
+    if (report.dryRun) continue;
+    await writeFile(file, next);
+  }
+  if (write) return;
+  const files = Object.keys(configs);
+  printJson(files.length === 1 ? configs[files[0]!] : configs);
+}
+
 /** `mcp-drift server import [FILE…]`: see importServers. */
 export async function serverImportCommand(run: CommandRun): Promise<void> {
   const files = (run.args[0] ?? []) as unknown as string[];
@@ -18,6 +58,8 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
     trustProject?: boolean;
     check?: boolean;
     json?: boolean;
+    wrap?: boolean;
+    write?: boolean;
   };
   const problems = new Problems();
   const from = hostFlag(problems, opts.from);
@@ -55,7 +97,8 @@ export async function serverImportCommand(run: CommandRun): Promise<void> {
       .filter((server) => server.status === 'added' || server.status === 'updated')
       .map((server) => server.name),
   );
-  if (opts.json) printJson(report);
+  if (opts.wrap === true || opts.write === true) await printWrapped(report, opts.write === true);
+  else if (opts.json) printJson(report);
   else printReport(report, context);
   printWarnings(early.filter((problem) => written.has(problem.server)));
 }

@@ -17,11 +17,14 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { CHANNELS, DELIVERY_STATUSES } from '../vocabulary/channels.js';
+import { REFUSAL_REASONS } from '../vocabulary/gateway-policies.js';
 import { IMPORT_SOURCES } from '../vocabulary/hosts.js';
 import { OUTCOMES, PROTOCOL_ERAS, TRIGGERS } from '../vocabulary/observations.js';
 import { ACTION_SOURCES, APPROVERS, OPERATOR_ACTIONS } from '../vocabulary/operator-actions.js';
 import { CHANGE_SEVERITIES, SEVERITIES } from '../vocabulary/severities.js';
+import { OUTAGE_KINDS } from '../vocabulary/outage-kinds.js';
 import { OAUTH_GRANTS, OAUTH_STATES, type OAuthSettings } from '../vocabulary/oauth-grants.js';
+import type { SurfaceSummaries } from '../vocabulary/surfaces.js';
 import { TRANSPORTS } from '../vocabulary/transports.js';
 import { TRUST_LEVELS } from '../vocabulary/trust-levels.js';
 import { storableJsonb, storableText } from './storable.js';
@@ -145,6 +148,42 @@ export const serverImports = pgTable(
   (t) => [oneOf('server_imports_host', t.host, IMPORT_SOURCES)],
 );
 
+/**
+ * A server's gateway token (docs/gateway.md, Over HTTP): hosts present it as a Bearer token
+ * at serve's `/gateway/NAME/mcp`. Only its sha256 is kept: the token is shown once, by
+ * `server gateway-token NAME`, and a new one replaces it.
+ */
+export const gatewayTokens = pgTable('gateway_tokens', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  /** Hex sha256 of the token. */
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Calls a gateway inside serve refused (docs/gateway.md): listed on the server's console
+ * page. The change is kept by id without a foreign key: pruning history keeps the record.
+ */
+export const gatewayRefusals = pgTable(
+  'gateway_refusals',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    at: at('at').notNull().defaultNow(),
+    tool: text('tool').notNull(),
+    reason: text('reason', { enum: REFUSAL_REASONS }).notNull(),
+    changeId: bigint('change_id', { mode: 'number' }),
+  },
+  (t) => [
+    index('gateway_refusals_server').on(t.serverId, t.id),
+    oneOf('gateway_refusals_reason', t.reason, REFUSAL_REASONS),
+  ],
+);
+
 /** A listing body, stored once per sha256 of its RFC 8785 canonical form. */
 export const listings = pgTable('listings', {
   hash: text('hash').primaryKey(),
@@ -154,6 +193,12 @@ export const listings = pgTable('listings', {
   /** Keys are tool names: server text (see storable.ts). */
   toolHashes: storableJsonb<Record<string, string>>('tool_hashes').notNull(),
   toolCount: integer('tool_count').notNull(),
+  /**
+   * Each surface's hash and item count (docs/design.md §2), so that a change says which
+   * surfaces moved without reading two bodies; null for a listing stored before this was
+   * kept (read from its body then).
+   */
+  surfaces: jsonb('surfaces').$type<SurfaceSummaries>(),
   byteSize: integer('byte_size').notNull(),
   createdAt: createdAt(),
 });
@@ -457,8 +502,10 @@ export const outages = pgTable(
     upAt: at('up_at'),
     /** Quotes what the server said (see storable.ts). */
     reason: storableText('reason').notNull(),
+    kind: text('kind', { enum: OUTAGE_KINDS }).notNull().default('connection'),
   },
   (t) => [
+    oneOf('outages_kind', t.kind, OUTAGE_KINDS),
     // At most one open outage per server.
     uniqueIndex('outages_one_open')
       .on(t.serverId)

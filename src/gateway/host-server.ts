@@ -2,7 +2,7 @@ import { ProtocolError as ClientProtocolError } from '@modelcontextprotocol/clie
 import { ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway.js';
 import { ruleFor } from './policy.js';
-import type { GatewayDecision } from '../vocabulary/gateway-policies.js';
+import type { GatewayDecision, RefusalReason } from '../vocabulary/gateway-policies.js';
 
 /**
  * The JSON-RPC error code of a refused call: in the range JSON-RPC leaves to
@@ -22,6 +22,13 @@ const AS_SENT = {
 export interface HostServerOptions {
   /** One decision: a call forwarded or refused, a listing that withheld tools. */
   onDecision?: (decision: GatewayDecision, tool: string | null) => void;
+  /** A call refused: its tool, why, and the change named (serve records it). */
+  onRefused?: (refusal: { tool: string; reason: RefusalReason; changeId: string | null }) => void;
+  /**
+   * Send list_changed on this connection when the served listing changes (default true).
+   * Off for per-request 2026 HTTP instances: their handler notifies listen streams.
+   */
+  announce?: boolean;
 }
 
 /**
@@ -66,6 +73,7 @@ export function createHostServer(gateway: Gateway, options: HostServerOptions = 
     }
     if (rule.action === 'refuse') {
       options.onDecision?.('refused', name);
+      options.onRefused?.({ tool: name, reason: rule.reason, changeId: rules.changeId });
       const change =
         rules.changeId === null ? 'a change not yet recorded' : `change ${rules.changeId}`;
       throw new ProtocolError(
@@ -119,6 +127,7 @@ export function createHostServer(gateway: Gateway, options: HostServerOptions = 
     );
   }
 
+  if (options.announce === false) return server;
   const unsubscribe = gateway.onListingChanged(() => {
     void server.sendToolListChanged().catch(() => undefined);
   });

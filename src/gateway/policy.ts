@@ -1,7 +1,7 @@
 import { CONTENT_KINDS, type FindingKind } from '../diff/catalogue.js';
 import { severityAtLeast, type Severity } from '../diff/severity.js';
 import { canonicalTool, type RawTool } from '../listings/canonical.js';
-import type { GatewayPolicy } from '../vocabulary/gateway-policies.js';
+import type { GatewayPolicy, RefusalReason } from '../vocabulary/gateway-policies.js';
 
 /** The parts of a finding the policy reads. */
 export interface PolicyFinding {
@@ -35,7 +35,7 @@ export type ToolRule =
   | { name: string; action: 'withhold'; reason: 'added' | 'changed' }
   | { name: string; action: 'remove' };
 
-export type RefusalReason = 'relaxation' | 'content';
+export type { RefusalReason };
 
 export interface GatewayRules {
   /** By tool name, approved tools first (in approved order), then added ones. */

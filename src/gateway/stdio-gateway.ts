@@ -1,16 +1,9 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from '../log.js';
-import { openSession, type ConnectSpec, type SessionOptions } from '../mcp/index.js';
-import type { GatewayPolicy } from '../vocabulary/gateway-policies.js';
-import type { ApprovedSource } from './approved-source.js';
-import { Gateway } from './gateway.js';
 import { createHostServer } from './host-server.js';
+import { openGateway, type OpenGatewayOptions } from './open-gateway.js';
 
-export interface StdioGatewayOptions {
-  spec: ConnectSpec;
-  session: Omit<SessionOptions, 'onToolsListChanged' | 'onClose'>;
-  source: ApprovedSource;
-  policy: GatewayPolicy;
+export interface StdioGatewayOptions extends Omit<OpenGatewayOptions, 'onUpstreamClosed'> {
   logger: Logger;
   signal: AbortSignal;
 }
@@ -22,33 +15,10 @@ export interface StdioGatewayOptions {
  */
 export async function runStdioGateway(options: StdioGatewayOptions): Promise<void> {
   const { logger } = options;
-  let gateway: Gateway | null = null;
   let upstreamClosed: () => void = () => undefined;
   const upstreamGone = new Promise<void>((resolve) => (upstreamClosed = resolve));
-  const upstream = await openSession(options.spec, {
-    ...options.session,
-    onToolsListChanged: () => void gateway?.refresh(),
-    onClose: () => upstreamClosed(),
-  });
+  const gateway = await openGateway({ ...options, onUpstreamClosed: () => upstreamClosed() });
   try {
-    if (upstream.era === '2026') {
-      // The 2026 era sends change events only on a listen; the poll covers a dropped one.
-      await upstream.client.listen({ toolsListChanged: true }).catch((error: unknown) => {
-        logger.debug({ err: error }, 'gateway: upstream listen failed; polling only');
-      });
-    }
-    gateway = new Gateway({
-      upstream,
-      source: options.source,
-      policy: options.policy,
-      onError: (error) => logger.warn({ err: error }, 'gateway: refresh failed'),
-      onRules: (rules) =>
-        logger.debug(
-          { server: options.spec.name, rules: rules.rules.map((r) => `${r.name}:${r.action}`) },
-          'gateway: rules',
-        ),
-    });
-    await gateway.start();
     const hostGone = new Promise<void>((resolve) => {
       process.stdin.once('end', resolve);
       process.stdin.once('close', resolve);
@@ -57,10 +27,9 @@ export async function runStdioGateway(options: StdioGatewayOptions): Promise<voi
       if (options.signal.aborted) resolve();
       options.signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    const served = gateway;
     const handle = serveStdio(
       () =>
-        createHostServer(served, {
+        createHostServer(gateway, {
           onDecision: (decision, tool) =>
             logger.debug({ server: options.spec.name, tool, decision }, 'gateway: decision'),
         }),
@@ -69,7 +38,7 @@ export async function runStdioGateway(options: StdioGatewayOptions): Promise<voi
     await Promise.race([hostGone, aborted, upstreamGone]);
     await handle.close().catch(() => undefined);
   } finally {
-    gateway?.stop();
-    await upstream.close();
+    gateway.stop();
+    await gateway.upstream.close();
   }
 }

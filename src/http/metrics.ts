@@ -1,4 +1,4 @@
-import { Gauge, Registry, collectDefaultMetrics, type Histogram } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics, type Histogram, type Metric } from 'prom-client';
 import type { Database } from '../db/client.js';
 import {
   PROBE_BUCKETS_MS,
@@ -32,7 +32,10 @@ export class Metrics {
   private probes: MetricsSnapshot['probes'] | undefined;
   private scraping: Promise<string> | undefined;
 
-  constructor(db: Database, options: { workerId: string; timeoutMs?: number }) {
+  constructor(
+    db: Database,
+    options: { workerId: string; timeoutMs?: number; extra?: readonly Metric[] },
+  ) {
     this.db = db;
     this.workerId = options.workerId;
     // Long enough for a scrape of the embedded database on a busy machine (2 s was not, in
@@ -84,6 +87,8 @@ export class Metrics {
       }),
     };
     this.registry.registerMetric(this.probeHistogram());
+    // Counted in this process (the gateway's decisions), not read from the database.
+    for (const metric of options.extra ?? []) this.registry.registerMetric(metric);
     collectDefaultMetrics({ register: this.registry });
   }
 

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { Metric } from 'prom-client';
 import { bodyLimit } from 'hono/body-limit';
 import type { Config } from '../config/schema.js';
 import { mountConsole, type ConsoleOptions } from '../console/console-app.js';
@@ -48,21 +49,26 @@ export function opsApp(options: {
   /** Problems worth an operator's attention that leave the service ready. */
   warnings?: () => Promise<string[]>;
   console?: ConsoleOptions;
+  /** serve's gateway over HTTP at /gateway/NAME/mcp (docs/gateway.md), and its counters. */
+  gateways?: GatewayRoutes;
 }): Hono {
   const { db, logger, workerId } = options;
   const readiness = new ReadinessCheck(db, { logger });
-  const metrics = new Metrics(db, { workerId });
+  const metrics = new Metrics(db, { workerId, extra: options.gateways?.metrics ?? [] });
   const app = new Hono();
 
   // Before any route, the ops endpoints included: a rebound page must not read /metrics.
   app.use('*', hostAllowList(options.hosts));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => plain(413, `request body too large: at most ${MAX_BODY_BYTES} bytes\n`),
-    }),
-  );
+  // MCP bodies (tool arguments) may be larger: the gateway's handlers cap them at 4 MiB.
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => plain(413, `request body too large: at most ${MAX_BODY_BYTES} bytes\n`),
+  });
+  app.use('*', (c, next) => (c.req.path.startsWith('/gateway/') ? next() : limitBody(c, next)));
+  const gateways = options.gateways;
+  if (gateways) {
+    app.all('/gateway/:name/mcp', (c) => gateways.fetch(c.req.param('name'), c.req.raw));
+  }
 
   // GET routes answer HEAD too (Hono runs the GET handler and drops the body).
   app.get('/healthz', () => json(200, { status: 'ok' }));
@@ -99,7 +105,14 @@ export function opsApp(options: {
   return app;
 }
 
+/** What the listener needs of serve's HTTP gateway (src/gateway/http-gateway.ts). */
+export interface GatewayRoutes {
+  fetch(name: string, request: Request): Promise<Response>;
+  metrics: Metric[];
+}
+
 export function startOpsServer(options: {
+  gateways?: GatewayRoutes;
   db: Database;
   config: Config;
   logger: Logger;

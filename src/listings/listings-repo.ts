@@ -3,8 +3,14 @@ import type { Database } from '../db/client.js';
 import { rowsOf } from '../db/result-rows.js';
 import { baselines, changes, heldSessions, listings, observations, outages } from '../db/schema.js';
 import { DriftError } from '../errors.js';
-import type { CanonicalListing, RawTool } from './canonical.js';
-import { presentationFromBody, type Presentation } from './presentation.js';
+import { canonicalListing, type CanonicalListing, type RawTool } from './canonical.js';
+import {
+  presentationFromBody,
+  surfaceSummary,
+  toolsOnlySurfaces,
+  type Presentation,
+  type SurfaceSummaries,
+} from './presentation.js';
 
 /**
  * Stores a listing body once per canonical hash; storing it again is a no-op. The lookup
@@ -24,6 +30,7 @@ export async function storeListing(db: Database, listing: CanonicalListing): Pro
       body: listing.canonical,
       toolHashes: listing.toolHashes,
       toolCount: listing.tools.length,
+      surfaces: surfaceSummary(listing),
       byteSize: Buffer.byteLength(listing.canonical),
     })
     .onConflictDoNothing();
@@ -162,6 +169,39 @@ export async function presentationsByHash(
     .from(listings)
     .where(inArray(listings.hash, [...new Set(hashes)]));
   return new Map(rows.map((row) => [row.hash, presentationFromBody(row.body)]));
+}
+
+/**
+ * Each surface's hash and count of stored listings, by hash (docs/design.md §2). A listing
+ * stored before they were kept is read from its body: a tools-only one (a JSON array) from
+ * its hash and tool count, any other by canonicalizing it again.
+ */
+export async function surfacesByHash(
+  db: Database,
+  hashes: readonly string[],
+): Promise<Map<string, SurfaceSummaries>> {
+  if (hashes.length === 0) return new Map();
+  const rows = await db
+    .select({
+      hash: listings.hash,
+      surfaces: listings.surfaces,
+      toolCount: listings.toolCount,
+      array: sql<boolean>`left(${listings.body}, 1) = '['`,
+    })
+    .from(listings)
+    .where(inArray(listings.hash, [...new Set(hashes)]));
+  const found = new Map<string, SurfaceSummaries>();
+  const unknown: string[] = [];
+  for (const row of rows) {
+    if (row.surfaces !== null) found.set(row.hash, row.surfaces);
+    else if (row.array) found.set(row.hash, toolsOnlySurfaces(row.hash, row.toolCount));
+    else unknown.push(row.hash);
+  }
+  for (const [hash, presentation] of await presentationsByHash(db, unknown)) {
+    const { tools, ...extras } = presentation;
+    found.set(hash, surfaceSummary(canonicalListing(tools, extras)));
+  }
+  return found;
 }
 
 /*

@@ -1,6 +1,13 @@
 import { DriftError } from '../errors.js';
 import { isObject } from '../is-object.js';
-import { ITEM_SURFACES, type ItemSurface, type Surface } from '../vocabulary/surfaces.js';
+import {
+  ITEM_SURFACES,
+  SURFACES,
+  type ItemSurface,
+  type Surface,
+  type SurfaceSummaries,
+  type SurfaceSummary,
+} from '../vocabulary/surfaces.js';
 import {
   NO_EXTRAS,
   type CanonicalListing,
@@ -136,14 +143,13 @@ export function presentationDocument(presentation: Presentation): Record<string,
   return doc;
 }
 
-/** One surface of a listing as `check --json` and the history show it; null when absent. */
-export type SurfaceSummary = { hash: string; count: number | null } | null;
+export type { SurfaceSummaries, SurfaceSummary } from '../vocabulary/surfaces.js';
 
 /**
  * Each surface's hash and item count (instructions: count null); absent surfaces are null.
  * `tools` is always present.
  */
-export function surfaceSummary(listing: CanonicalListing): Record<Surface, SurfaceSummary> {
+export function surfaceSummary(listing: CanonicalListing): SurfaceSummaries {
   const at = (surface: Surface, count: number | null): SurfaceSummary => {
     const hash = listing.surfaceHashes[surface];
     return hash === undefined ? null : { hash, count };
@@ -154,5 +160,28 @@ export function surfaceSummary(listing: CanonicalListing): Record<Surface, Surfa
     resources: at('resources', listing.extras.resources?.length ?? null),
     resourceTemplates: at('resourceTemplates', listing.extras.resourceTemplates?.length ?? null),
     instructions: at('instructions', null),
+  };
+}
+
+/**
+ * The surfaces whose hash differs between two listings, in SURFACES order: a surface that
+ * appeared or went away moved too. Empty without a listing before (a first listing) or after.
+ */
+export function movedSurfaces(
+  before: SurfaceSummaries | null,
+  after: SurfaceSummaries | null,
+): Surface[] {
+  if (before === null || after === null) return [];
+  return SURFACES.filter((surface) => before[surface]?.hash !== after[surface]?.hash);
+}
+
+/** The surfaces of a tools-only listing, known from its hash and tool count alone. */
+export function toolsOnlySurfaces(hash: string, toolCount: number): SurfaceSummaries {
+  return {
+    tools: { hash, count: toolCount },
+    prompts: null,
+    resources: null,
+    resourceTemplates: null,
+    instructions: null,
   };
 }

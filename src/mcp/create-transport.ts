@@ -7,8 +7,11 @@ import { DriftError } from '../errors.js';
 import { redactFromLogs } from '../log-lines.js';
 import type { ConnectSpec, EnvironmentMap } from './connect-spec.js';
 import { HttpGuard } from './http-guard.js';
+import { LoginOAuth } from './login-oauth.js';
 import { ClientCredentialsOAuth } from './oauth-client.js';
+import type { OAuthTokenStore } from './oauth-tokens.js';
 import { OAUTH_SECRET_KEY, referencingField, resolveReferences } from './resolve-references.js';
+import type { Spawner } from './spawn-helper.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export interface CreatedTransport {
@@ -27,7 +30,7 @@ export interface CreatedTransport {
   /** Names the server in error messages without secrets (no query string, no userinfo). */
   target: string;
   /** Set for a server behind OAuth: what the connection learned (never a token). */
-  oauth?: ClientCredentialsOAuth;
+  oauth?: ClientCredentialsOAuth | LoginOAuth;
 }
 
 export interface TransportSettings {
@@ -41,6 +44,10 @@ export interface TransportSettings {
    * and StdioTransport): they never reach the client's notification handlers.
    */
   onToolsListChanged?: () => void;
+  /** Starts stdio servers (spawn-helper.ts); this process by default. */
+  spawn?: Spawner;
+  /** The stored tokens of a server a person logged in to (`--oauth`); none without a database. */
+  oauthTokens?: OAuthTokenStore;
 }
 
 /**
@@ -66,6 +73,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
       maxTools: settings.maxTools,
       closeGraceMs: settings.closeGraceMs,
       onToolsListChanged: settings.onToolsListChanged,
+      spawn: settings.spawn,
     });
     return {
       transport: stdio,
@@ -83,7 +91,7 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
   const url = parseUrl(spec);
   const field = referencingField(spec);
   const headers = resolveReferences(field.values, settings.environment, field.what);
-  const oauth = oauthClient(spec, headers);
+  const oauth = oauthClient(spec, url, headers, settings.oauthTokens);
   moveCredentialsToHeader(url, headers);
   // Resolved values: a server may quote them back in an error that ends up in a log line.
   redactFromLogs(Object.values(headers));
@@ -97,7 +105,16 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
     // As over stdio: nothing after a message that broke the cap can be trusted.
     onFatal: () => void transport?.close().catch(() => {}),
   });
-  const options = { requestInit, fetch: http.fetch, ...(oauth ? { authProvider: oauth } : {}) };
+  const login = oauth instanceof LoginOAuth ? oauth : undefined;
+  // A login's provider watches every status: a 401 on a token just refreshed ends it.
+  const fetchThrough: typeof http.fetch = login
+    ? async (input, init) => {
+        const response = await http.fetch(input, init);
+        login.sawStatus(response.status);
+        return response;
+      }
+    : http.fetch;
+  const options = { requestInit, fetch: fetchThrough, ...(oauth ? { authProvider: oauth } : {}) };
   if (spec.transport === 'sse') {
     transport = new SSEClientTransport(url, options);
     return { transport, http, target, oauth };
@@ -115,12 +132,31 @@ export function createTransport(spec: ConnectSpec, settings: TransportSettings):
  */
 function oauthClient(
   spec: ConnectSpec,
+  url: URL,
   resolved: Record<string, string>,
-): ClientCredentialsOAuth | undefined {
+  store: OAuthTokenStore | undefined,
+): ClientCredentialsOAuth | LoginOAuth | undefined {
   const secret = resolved[OAUTH_SECRET_KEY];
   delete resolved[OAUTH_SECRET_KEY];
   if (!spec.oauth) return undefined;
-  if (spec.oauth.grant !== 'client_credentials' || !spec.oauth.clientId || secret === undefined) {
+  if (spec.oauth.grant === 'authorization_code') {
+    if (!store) {
+      throw new DriftError(
+        'CONFIG_INVALID',
+        `server "${spec.name}" is watched with a person's login, which only the registry keeps: use client credentials here (docs/oauth.md)`,
+      );
+    }
+    return new LoginOAuth(
+      {
+        name: spec.name,
+        serverUrl: new URL(url),
+        clientId: spec.oauth.clientId,
+        clientSecret: secret,
+      },
+      store,
+    );
+  }
+  if (!spec.oauth.clientId || secret === undefined) {
     throw new DriftError(
       'CONFIG_INVALID',
       `server "${spec.name}" needs a login: run \`mcp-drift server login ${spec.name}\``,

@@ -33,3 +33,7 @@ export {
   type MissingReference,
 } from './resolve-references.js';
 export { openSession, type McpSession, type SessionOptions } from './session.js';
+export { SpawnHelper, type Spawner } from './spawn-helper.js';
+export { listenForRedirect, type LoopbackRedirect } from './loopback-redirect.js';
+export { startLogin, type StartedLogin } from './oauth-login.js';
+export type { OAuthTokenSet, OAuthTokenStore } from './oauth-tokens.js';

@@ -25,6 +25,9 @@ import {
   type ToolListing,
 } from './list-tools.js';
 import { listPresentation, type PresentationListing } from './list-presentation.js';
+import type { Spawner } from './spawn-helper.js';
+import { LoginOAuth } from './login-oauth.js';
+import type { OAuthTokenStore } from './oauth-tokens.js';
 
 export interface SessionOptions {
   /** Where `${VAR}` references in headers and env resolve from. Required: never implied. */
@@ -37,6 +40,8 @@ export interface SessionOptions {
   clientInfo?: Implementation;
   /** stdio: how long the child gets to exit after stdin closes before it is signalled. */
   closeGraceMs?: number;
+  /** stdio: who starts the server's process (spawn-helper.ts); this process by default. */
+  spawn?: Spawner;
   /** Transport and protocol errors once connected (a held session's liveness signal). */
   onError?: (error: Error) => void;
   /** The connection ended, whichever side ended it. Fires at most once. */
@@ -49,6 +54,8 @@ export interface SessionOptions {
   onToolsListChanged?: () => void;
   /** `notifications/prompts/list_changed` and `notifications/resources/list_changed`. */
   onOtherListChanged?: (method: string) => void;
+  /** A server a person logged in to (`--oauth`): where its tokens are kept. */
+  oauthTokens?: OAuthTokenStore;
 }
 
 /**
@@ -160,7 +167,10 @@ async function connectInEra(
     maxTools: caps.maxTools,
     closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
     onToolsListChanged,
+    spawn: options.spawn,
+    oauthTokens: options.oauthTokens,
   });
+  const login = created.oauth instanceof LoginOAuth ? created.oauth : undefined;
   const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
     versionNegotiation: negotiationFor(era, probeMs),
   });
@@ -178,8 +188,14 @@ async function connectInEra(
     }
   }
   try {
+    await login?.prepare();
     await connectWithin(client, created, budgetMs, options.signal);
   } catch (error) {
+    if (login?.loginNeeded || (isDriftError(error) && error.code === 'NEEDS_LOGIN')) {
+      await login?.settled();
+      await shutDown(client, created, timeoutMs);
+      throw login?.needsLoginError() ?? error;
+    }
     // A child that is exiting gets a moment to do so and flush its stderr: its exit status
     // and last words explain the failure better than "closed its input". Described before
     // shutting down, so the exit status is what the server did on its own.

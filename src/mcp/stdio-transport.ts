@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import {
   parseJSONRPCMessage,
@@ -7,6 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { isListChangedMessage } from './http-guard.js';
+import { spawnHere, type SpawnedChild, type Spawner } from './spawn-helper.js';
 import { TextTail } from './text-tail.js';
 import { ToolCounter, toolCapAnswer, toolCapReason } from './tool-counter.js';
 
@@ -30,6 +30,8 @@ export interface StdioTransportOptions {
    * validates every message twice: a server sending 20,000 a second stalled the service.
    */
   onToolsListChanged?: () => void;
+  /** Who starts the process: this process by default, serve's SpawnHelper in serve. */
+  spawn?: Spawner;
 }
 
 /** A change notification is a short line; longer ones go the SDK's way. */
@@ -58,7 +60,7 @@ export class StdioTransport implements Transport {
   onerror?: Transport['onerror'];
   onmessage?: Transport['onmessage'];
 
-  private child: ChildProcess | undefined;
+  private child: SpawnedChild | undefined;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> = Promise.resolve();
   /** Resolves once the child has exited and its pipes are closed (stderr read to the end). */
@@ -94,13 +96,11 @@ export class StdioTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.child) throw new Error('StdioTransport already started');
-    const child = spawn(this.options.command, this.options.args, {
+    const child = (this.options.spawn ?? spawnHere)({
+      command: this.options.command,
+      args: this.options.args,
       env: { ...getDefaultEnvironment(), ...this.options.env },
       cwd: this.options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      shell: false,
-      windowsHide: true,
     });
     this.child = child;
     this.exited = new Promise((resolve) => {
@@ -119,14 +119,6 @@ export class StdioTransport implements Transport {
         if (child.pid === undefined) resolve();
       });
     });
-    child.stdout?.once('end', () => (this.pipeClosed = true));
-    child.stdin?.once('close', () => (this.pipeClosed = true));
-    // EPIPE: the write met a pipe the child closed, maybe before 'close' is seen.
-    child.stdin?.once('error', () => (this.pipeClosed = true));
-    child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrTail.append(chunk));
-    // EPIPE when the child is gone: the close path reports that, not this.
-    child.stdin?.on('error', (error) => this.onerror?.(error));
     child.once('close', () => this.reportClose());
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => {
@@ -136,6 +128,16 @@ export class StdioTransport implements Transport {
       });
       child.once('error', reject);
     });
+    // Once spawned: a child the spawn helper starts has its streams only then. What the
+    // child wrote meanwhile waits in them, unread.
+    child.stdout?.once('end', () => (this.pipeClosed = true));
+    child.stdin?.once('close', () => (this.pipeClosed = true));
+    // EPIPE: the write met a pipe the child closed, maybe before 'close' is seen.
+    child.stdin?.once('error', () => (this.pipeClosed = true));
+    child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrTail.append(chunk));
+    // EPIPE when the child is gone: the close path reports that, not this.
+    child.stdin?.on('error', (error) => this.onerror?.(error));
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

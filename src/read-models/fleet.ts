@@ -1,4 +1,5 @@
 import { changeCountsBySeverity } from '../changes/changes-repo.js';
+import type { OutageKind } from '../vocabulary/outage-kinds.js';
 import type { Database } from '../db/client.js';
 import type { ServerRow } from '../db/schema.js';
 import { fromStorableText } from '../db/storable.js';
@@ -30,10 +31,12 @@ export type WatchMode = (typeof WATCH_MODES)[number];
  * Where a server stands, in one word, as `server list`, the fleet and the server page all say
  * it: disabled (not watched, whatever it last did); misconfigured (serve will not watch it as
  * registered, a `${VAR}` it needs being unset; the problem goes with it); down (an open
- * outage, whose reason goes with it); held (up, with a session connected); up (listed,
+ * outage, whose reason goes with it); needs_login (an outage of kind `auth`: the
+ * authorization server refused its tokens, and `server login` is what it waits for); held (up, with a session connected); up (listed,
  * probed on its schedule); unlisted (never listed yet).
  */
-export type ServerState = 'disabled' | 'misconfigured' | 'down' | 'held' | 'up' | 'unlisted';
+export type ServerState =
+  'disabled' | 'misconfigured' | 'needs_login' | 'down' | 'held' | 'up' | 'unlisted';
 
 export interface FleetServer {
   name: string;
@@ -42,8 +45,8 @@ export interface FleetServer {
   enabled: boolean;
   health: Health;
   state: ServerState;
-  /** When its open outage began, and why. */
-  down: { since: string; reason: string } | null;
+  /** When its open outage began, why, and of which kind (outage-kinds.ts). */
+  down: { since: string; reason: string; kind: OutageKind } | null;
   /** Why serve does not watch it as registered, and since when it says so. */
   configProblem: { since: string; problem: string } | null;
   watch: WatchMode;
@@ -107,6 +110,7 @@ export async function serverStates(db: Database): Promise<FleetServer[]> {
 function stateOf(server: Omit<FleetServer, 'state'>): ServerState {
   if (!server.enabled) return 'disabled';
   if (server.configProblem) return 'misconfigured';
+  if (server.down?.kind === 'auth') return 'needs_login';
   if (server.health === 'down') return 'down';
   if (server.watch === 'held') return 'held';
   return server.health === 'up' ? 'up' : 'unlisted';
@@ -127,7 +131,7 @@ function fleetFields(row: FleetRow): Omit<FleetServer, 'state'> {
   const change = parsed<{ id: number; severity: ChangeSeverity; detectedAt: string }>(
     row.latestChange,
   );
-  const outage = parsed<{ downAt: string; reason: string }>(row.outage);
+  const outage = parsed<{ downAt: string; reason: string; kind: OutageKind }>(row.outage);
   const held = parsed<{
     connectedAt: string;
     listedAt: string | null;
@@ -141,7 +145,9 @@ function fleetFields(row: FleetRow): Omit<FleetServer, 'state'> {
     enabled: server.enabled,
     health: outage ? 'down' : lastListing ? 'up' : 'unknown',
     // Server text built into JSON by SQL skips the column's decoding (storable.ts).
-    down: outage ? { since: iso(outage.downAt), reason: fromStorableText(outage.reason) } : null,
+    down: outage
+      ? { since: iso(outage.downAt), reason: fromStorableText(outage.reason), kind: outage.kind }
+      : null,
     configProblem: problem ? { since: iso(problem.notedAt), problem: problem.problem } : null,
     watch: !server.enabled
       ? 'disabled'

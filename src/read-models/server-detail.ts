@@ -7,6 +7,7 @@ import { serverTimeline, type Timeline } from './timeline.js';
 import type { Database } from '../db/client.js';
 import { HINTS, readPosture, type DeclaredHint, type HintName } from '../diff/index.js';
 import { DriftError } from '../errors.js';
+import { latestRefusals } from '../gateway/gateway-refusals-repo.js';
 import { getBaseline, loadListingTools } from '../listings/listings-repo.js';
 import { findHeldSession } from '../watch/held-sessions-repo.js';
 import { fleetView, type FleetServer } from './fleet.js';
@@ -48,6 +49,8 @@ export interface ServerDetail {
   changes: { items: FeedItem[]; next: number | null };
   observations: { items: HistoryRun[]; next: number | null };
   actions: { at: string; actor: string; via: string; action: string; subject: string }[];
+  /** Calls serve's gateway refused, newest first (docs/gateway.md). */
+  gatewayRefusals: { at: string; tool: string; reason: string; changeId: number | null }[];
 }
 
 export interface ServerDetailOptions {
@@ -80,6 +83,7 @@ export async function serverDetail(
     limit: options.pageSize,
   });
   const actions = await recentActions(db, { server: row.name, limit: 20 });
+  const refusals = await latestRefusals(db, row.id, 20);
   const latest = state.lastListing?.hash ?? null;
   const drift =
     baseline && latest !== null && latest !== baseline.listingHash
@@ -143,6 +147,12 @@ export async function serverDetail(
       via: action.via,
       action: action.action,
       subject: action.subject,
+    })),
+    gatewayRefusals: refusals.map((refusal) => ({
+      at: refusal.at.toISOString(),
+      tool: refusal.tool,
+      reason: refusal.reason,
+      changeId: refusal.changeId,
     })),
   };
 }

@@ -106,8 +106,12 @@ export async function loadClientInformation(
   >;
 }
 
-/** The refresh was refused: the tokens are dropped, the client registration kept. */
-export async function markNeedsLogin(db: Database, serverId: number): Promise<void> {
+/**
+ * The refresh was refused: the tokens are dropped, the client registration kept. True when
+ * this call moved the server from `authorized` (or no row) to `needs_login`: of several
+ * connections refused at once, exactly one sees true, so one alert goes out.
+ */
+export async function markNeedsLogin(db: Database, serverId: number): Promise<boolean> {
   const values = {
     state: 'needs_login' as const,
     accessToken: null,
@@ -115,10 +119,16 @@ export async function markNeedsLogin(db: Database, serverId: number): Promise<vo
     expiresAt: null,
     updatedAt: sql`now()`,
   };
-  await db
+  const changed = await db
     .insert(oauthTokens)
     .values({ serverId, ...values })
-    .onConflictDoUpdate({ target: oauthTokens.serverId, set: values });
+    .onConflictDoUpdate({
+      target: oauthTokens.serverId,
+      set: values,
+      setWhere: sql`${oauthTokens.state} <> 'needs_login'`,
+    })
+    .returning({ serverId: oauthTokens.serverId });
+  return changed.length > 0;
 }
 
 export async function oauthStatus(db: Database, serverId: number): Promise<OAuthStatus | null> {

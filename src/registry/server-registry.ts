@@ -1,6 +1,8 @@
 import { recordAction, type Actor } from '../audit/operator-actions-repo.js';
 import type { Database } from '../db/client.js';
 import { DriftError } from '../errors.js';
+import { usesLogin } from './oauth-token-store.js';
+import { oauthStatus } from './oauth-tokens-repo.js';
 import { buildSpec, changesAnything, type RegistrationInput } from './registration-input.js';
 import type { ServerSpec } from './server-spec.js';
 import { serverView, type ServerView, type ViewDefaults } from './server-view.js';
@@ -57,7 +59,17 @@ export async function showServer(
   name: string,
   defaults: ViewDefaults,
 ): Promise<ServerView> {
-  return serverView(await getServer(db, name), defaults);
+  const row = await getServer(db, name);
+  const view = serverView(row, defaults);
+  if (!usesLogin(row)) return view;
+  const status = await oauthStatus(db, row.id);
+  view.login = status && {
+    state: status.state,
+    authorizationServer: status.authorizationServer,
+    scope: status.scope,
+    expiresAt: status.expiresAt?.toISOString() ?? null,
+  };
+  return view;
 }
 
 /** Removes the server and its history; answers with the name removed. */

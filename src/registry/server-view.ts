@@ -34,10 +34,22 @@ export interface ServerView {
   protocolEra: ServerRow['protocolEra'];
   /** OAuth settings: the client secret is a `${VAR}` reference, never a value (docs/oauth.md). */
   oauth: ServerRow['oauth'];
+  /**
+   * A server watched with a person's login: where it stands (`server show` only; never a
+   * token). Absent from lists; null before any login.
+   */
+  login?: LoginView | null;
   /** The client identities each probe also lists as (docs/design.md §4). */
   alsoAs: string[];
   createdAt: string;
   updatedAt: string;
+}
+
+export interface LoginView {
+  state: 'authorized' | 'needs_login';
+  authorizationServer: string | null;
+  scope: string | null;
+  expiresAt: string | null;
 }
 
 /** What a view needs from the configuration: the schedule a server without one follows. */

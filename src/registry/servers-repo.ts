@@ -81,6 +81,17 @@ export async function updateServer(
   }
 }
 
+/**
+ * Moves the registration's version without changing it: its watcher starts again (a login
+ * gave the server new tokens, and a watcher waiting in `needs_login` should use them now).
+ */
+export async function touchServer(db: Database, id: number): Promise<void> {
+  await db
+    .update(servers)
+    .set({ updatedAt: sql`now()` })
+    .where(eq(servers.id, id));
+}
+
 export async function setServerEnabled(
   db: Database,
   name: string,

@@ -14,3 +14,9 @@ export type Surface = (typeof SURFACES)[number];
 /** The surfaces that are lists of items, besides tools. */
 export const ITEM_SURFACES = ['prompts', 'resources', 'resourceTemplates'] as const;
 export type ItemSurface = (typeof ITEM_SURFACES)[number];
+
+/** One surface of a listing: its hash and item count (instructions: null); null when absent. */
+export type SurfaceSummary = { hash: string; count: number | null } | null;
+
+/** Every surface of a listing; `tools` is always present. */
+export type SurfaceSummaries = Record<Surface, SurfaceSummary>;

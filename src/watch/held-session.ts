@@ -10,21 +10,27 @@ import {
   type Era,
   type ListingCaps,
   type ProbeResult,
+  type Spawner,
 } from '../mcp/index.js';
 import { backoffDelay, type BackoffOptions } from '../backoff.js';
 import { sleep } from '../loop.js';
 import { HeldConnection, type HeldListingTrigger } from './held-connection.js';
 import { describeLoss, failedListing, listingResult } from './held-session-results.js';
 import type { Limiter } from './limiter.js';
+import type { OAuthTokenStore } from '../mcp/index.js';
 
 export type { HeldListingTrigger };
 
 export interface HeldSessionOptions {
   spec: ConnectSpec;
   env: EnvironmentMap;
+  /** A server a person logged in to: its stored tokens (docs/oauth.md). */
+  oauthTokens?: OAuthTokenStore;
   /** Per request: connect, each listing page, each liveness check. */
   timeoutMs?: number;
   caps?: Partial<ListingCaps>;
+  /** stdio: who starts the server's process (the service's SpawnHelper). */
+  spawn?: Spawner;
   /**
    * The first change notification re-lists at once; later ones until this quiet time has
    * passed (a burst) give at most one more re-list, after it. Default 300.
@@ -290,6 +296,8 @@ export class HeldSession {
         caps: this.options.caps,
         signal: connection.abort.signal,
         closeGraceMs: CLOSE_GRACE_MS,
+        spawn: this.options.spawn,
+        oauthTokens: this.options.oauthTokens,
         onError: (error) => this.onTransportError(connection, error),
         onClose: () => this.onTransportClose(connection),
         // Before the startup listing, a notification only marks the time: that listing is

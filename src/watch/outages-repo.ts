@@ -19,6 +19,23 @@ export async function markDown(
     .onConflictDoNothing();
 }
 
+/**
+ * The server waits for a login (docs/oauth.md): its open outage, or a new one, is of kind
+ * `auth`, whatever opened it.
+ */
+export async function markNeedsLogin(
+  db: Database,
+  serverId: number,
+  at: Date,
+  reason: string,
+): Promise<void> {
+  await markDown(db, serverId, at, reason);
+  await db
+    .update(outages)
+    .set({ kind: 'auth', reason: scrubSecrets(reason) })
+    .where(and(eq(outages.serverId, serverId), isNull(outages.upAt)));
+}
+
 export async function markUp(db: Database, serverId: number, at: Date): Promise<void> {
   await db
     .update(outages)
@@ -27,12 +44,13 @@ export async function markUp(db: Database, serverId: number, at: Date): Promise<
 }
 
 /**
- * `{downAt, reason}` of the server's open outage, or null (a correlated subquery; see
+ * `{downAt, reason, kind}` of the server's open outage, or null (a correlated subquery; see
  * listings-repo). JSON built in SQL bypasses the column's decoding: read `reason` with
  * fromStorableText (src/db/storable.ts).
  */
 export function openOutageJson(serverId: SQL): SQL<unknown> {
-  return sql`(select json_build_object('downAt', ${outages.downAt}, 'reason', ${outages.reason})
+  return sql`(select json_build_object('downAt', ${outages.downAt}, 'reason', ${outages.reason},
+      'kind', ${outages.kind})
     from ${outages} where ${outages.serverId} = ${serverId} and ${outages.upAt} is null)`;
 }
 

@@ -13,14 +13,22 @@ import { canonicalListing, extrasOf } from '../listings/canonical.js';
 import type { Logger } from '../log.js';
 import { sleep } from '../loop.js';
 import { clockTime } from '../log-pretty.js';
-import { probeAsEach, unresolvableReferences, type ProbeResult } from '../mcp/index.js';
+import {
+  probeAsEach,
+  unresolvableReferences,
+  type OAuthTokenStore,
+  type ProbeResult,
+  type Spawner,
+} from '../mcp/index.js';
 import type { ServiceEvents } from '../service-events.js';
 import { clearConfigProblem, noteConfigProblem } from './config-problems-repo.js';
 import { FailureStreak } from './failure-streak.js';
 import { HeldSession } from './held-session.js';
 import { forgetHeldSession, noteHeldSession } from './held-sessions-repo.js';
 import type { Limiter } from './limiter.js';
-import { markDown, markUp } from './outages-repo.js';
+import { markDown, markNeedsLogin, markUp } from './outages-repo.js';
+import { loginTokenStore } from '../registry/oauth-token-store.js';
+import { oauthStatus } from '../registry/oauth-tokens-repo.js';
 
 export interface WatcherDeps {
   db: Database;
@@ -34,6 +42,8 @@ export interface WatcherDeps {
   opens?: Limiter;
   /** How long a probe that sees a new listing waits for the held session's notification. */
   graceMs: number;
+  /** Starts stdio servers (the service's SpawnHelper); this process when unset. */
+  spawn?: Spawner;
   /** Where the service reports observations, changes and held sessions (service-events.ts). */
   events?: ServiceEvents;
 }
@@ -80,6 +90,8 @@ export class ServerWatcher {
   private readonly failures = new FailureStreak();
   /** Noting the server's configuration problem (set when it has one), which stop() waits for. */
   private noting: Promise<unknown> | undefined;
+  /** A server watched with a person's login: its tokens, shared by probes and the held session. */
+  private oauthTokens: OAuthTokenStore | undefined;
 
   constructor(server: ServerRow, deps: WatcherDeps) {
     this.server = server;
@@ -87,9 +99,26 @@ export class ServerWatcher {
     this.log = deps.logger.child({ server: server.name });
   }
 
+  /**
+   * The refusal that puts the server in `needs_login` (once, whichever connection met it):
+   * an outage of kind `auth`. Connections then fail before sending anything until a login
+   * (which restarts this watcher) or an edit.
+   */
+  private async onNeedsLogin(): Promise<void> {
+    const reason = `login needed for ${this.server.name}: run \`mcp-drift server login ${this.server.name}\``;
+    this.log.warn({ headline: reason }, 'login needed');
+    await this.safely('mark needs_login', () =>
+      markNeedsLogin(this.deps.db, this.server.id, new Date(), reason),
+    );
+    this.deps.events?.emit('login-needed', { serverId: this.server.id, server: this.server.name });
+  }
+
   start(): void {
     // A problem an earlier watcher noted was cleared by the supervisor before this start.
     if (this.idleIfMisconfigured()) return;
+    this.oauthTokens = loginTokenStore(this.deps.db, this.deps.config, this.server, {
+      onNeedsLogin: () => this.onNeedsLogin(),
+    });
     const expression = this.server.schedule ?? this.deps.config.DEFAULT_SCHEDULE;
     this.task = schedule(expression, () => this.probeNow('poll'), {
       name: `probe ${this.server.name}`,
@@ -101,7 +130,8 @@ export class ServerWatcher {
       this.held = new HeldSession(
         {
           spec: connectSpecOf(this.server),
-          ...probeOptionsOf(this.deps.config, this.deps.env),
+          ...probeOptionsOf(this.deps.config, this.deps.env, undefined, this.oauthTokens),
+          spawn: this.deps.spawn,
           logger: this.log,
           opens: this.deps.opens,
         },
@@ -113,7 +143,7 @@ export class ServerWatcher {
               server: this.server.name,
               reason,
             });
-            void this.safely('mark down', () => markDown(this.deps.db, this.server.id, at, reason));
+            void this.safely('mark down', () => this.markDown(at, reason));
           },
           onUp: (at) => void this.safely('mark up', () => markUp(this.deps.db, this.server.id, at)),
         },
@@ -167,6 +197,15 @@ export class ServerWatcher {
     return true;
   }
 
+  /** An outage of kind `auth` while the server waits for a login, else of kind `connection`. */
+  private async markDown(at: Date, reason: string): Promise<void> {
+    const waiting =
+      this.oauthTokens !== undefined &&
+      (await oauthStatus(this.deps.db, this.server.id))?.state === 'needs_login';
+    if (waiting) await markNeedsLogin(this.deps.db, this.server.id, at, reason);
+    else await markDown(this.deps.db, this.server.id, at, reason);
+  }
+
   /** A fresh probe, as a newly connecting host; at most one at a time per server. */
   probeNow(trigger: 'poll' | 'startup'): Promise<void> {
     if (this.stopping.signal.aborted || this.probing) return this.probing ?? Promise.resolve();
@@ -188,7 +227,15 @@ export class ServerWatcher {
       startedAt = new Date();
       return probeAsEach(
         connectSpecOf(this.server),
-        probeOptionsOf(this.deps.config, this.deps.env, this.stopping.signal),
+        {
+          ...probeOptionsOf(
+            this.deps.config,
+            this.deps.env,
+            this.stopping.signal,
+            this.oauthTokens,
+          ),
+          spawn: this.deps.spawn,
+        },
         this.server.alsoAs,
       );
     }, this.stopping.signal);
@@ -198,7 +245,7 @@ export class ServerWatcher {
     await this.record(result, trigger, startedAt, delivery);
     if (!this.held) {
       if (result.ok) await markUp(this.deps.db, this.server.id, new Date());
-      else await markDown(this.deps.db, this.server.id, startedAt, result.reason);
+      else await this.markDown(startedAt, result.reason);
     }
   }
 

@@ -4,6 +4,7 @@ import type { Environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
+import type { Spawner } from '../mcp/index.js';
 import { Loop } from '../loop.js';
 import type { ServiceEvents } from '../service-events.js';
 import { serversWithIds } from '../registry/servers-repo.js';
@@ -30,6 +31,8 @@ export interface SupervisorOptions {
   config: Config;
   env: Environment;
   logger: Logger;
+  /** Starts the watched stdio servers (the service's SpawnHelper); this process when unset. */
+  spawn?: Spawner;
   /** How often the registry and the leases are re-read (edits apply within one tick). */
   tickMs?: number;
   /**
@@ -144,6 +147,7 @@ export class Supervisor {
         limiter: this.limiter,
         opens: this.opens,
         graceMs: 2_000,
+        spawn: this.options.spawn,
         events: this.options.events,
       });
       this.watchers.set(row.id, watcher);

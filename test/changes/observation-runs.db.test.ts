@@ -160,13 +160,15 @@ describe(`observation runs (${backend})`, () => {
     });
 
     const text = (await cli('history', 'flaky')).split('\n');
-    expect(text[0]).toMatch(/^FIRST SEEN\s+LAST SEEN\s+OUTCOME\s+LISTING\s+COUNT\s+HOW\s+CHANGE/);
+    expect(text[0]).toMatch(
+      /^FIRST SEEN\s+LAST SEEN\s+OUTCOME\s+LISTING\s+SURFACES\s+COUNT\s+HOW\s+CHANGE\s+MOVED/,
+    );
     expect(text[1]).toContain(
       `${runs[5]!.startedAt.toISOString()}  ${runs[5]!.lastSeenAt.toISOString()}`,
     );
     expect(text[1]).toMatch(
       new RegExp(
-        `ok\\s+${change.change!.row.toHash.slice(0, 12)}\\s+× 2\\s+poll\\s+#${change.change!.row.id} `,
+        `ok\\s+${change.change!.row.toHash.slice(0, 12)}\\s+\\d+ tools\\s+× 2\\s+poll\\s+#${change.change!.row.id} \\w+\\s+tools$`,
       ),
     );
     expect(text[3]).toMatch(/error\s+-\s+× 2\s+poll\s+connect ECONNREFUSED/);
@@ -175,6 +177,6 @@ describe(`observation runs (${backend})`, () => {
   it('prints counts with thousands separators', async () => {
     const server = await newServer('busy');
     for (let i = 0; i < 1_200; i++) await record(server, listed(memory), T0 + i * FIVE_MINUTES);
-    expect(await cli('history', 'busy')).toMatch(/ok\s+[0-9a-f]{12}\s+× 1,200\s+poll/);
+    expect(await cli('history', 'busy')).toMatch(/ok\s+[0-9a-f]{12}\s+\d+ tools\s+× 1,200\s+poll/);
   }, 120_000);
 });

@@ -595,3 +595,50 @@ describe(`server text in the console (${backend})`, () => {
     expect(change).toContain('<dt>found in</dt>');
   });
 });
+
+// Last in the file: it registers a server the fleet assertions above do not expect.
+describe(`surfaces in the console (${backend})`, () => {
+  it('shows which surfaces a change moved and what each listing holds', async () => {
+    const library = await newServer('library');
+    const prompt = { name: 'summarize', description: 'Summarizes a topic.' };
+    const record = (overrides: Parameters<typeof listed>[1]) =>
+      recordObservation(handle.db, {
+        alerts: emailOnlyPolicy(['ops@example.org']),
+        server: library,
+        result: listed(memory, { capabilities: { tools: {}, prompts: {} }, ...overrides }),
+        trigger: 'poll',
+        startedAt: new Date(),
+      });
+    await record({ prompts: [prompt], resources: [], instructions: 'Search first.' });
+    const moved = (
+      await record({
+        prompts: [{ ...prompt, description: 'Summarizes a topic, newest first.' }],
+        resources: [],
+        instructions: 'Search first, then write.',
+      })
+    ).change!.row.id;
+    const tools = `${memory.length} tools`;
+
+    const change = await (await get(`/changes/${moved}`, { cookie })).text();
+    expect(change).toContain('<dt>surfaces moved</dt><dd>prompts, instructions</dd>');
+    expect(change).toContain(
+      `<dt>listing before</dt><dd>${tools}, 1 prompt, 0 resources, instructions</dd>`,
+    );
+    expect(change).toContain(
+      `<dt>listing after</dt><dd>${tools}, 1 prompt, 0 resources, instructions</dd>`,
+    );
+    // A change of tools only says so, on the feed.
+    const feed = await (await get('/changes?server=notes', { cookie })).text();
+    expect(feed).toMatch(new RegExp(`#${ids.notesChange}[^]*?<td>tools</td>`));
+
+    const server = await (await get('/servers/library', { cookie })).text();
+    expect(server).toMatch(new RegExp(`#${moved}</a></th>[^]*?<td>prompts, instructions</td>`));
+    expect(server).toContain(`<td>${tools}, 1 prompt, 0 resources, instructions</td>`);
+    expect(server).toContain('first listing');
+
+    const api = (await (
+      await get(`/api/v1/changes/${moved}`, { authorization: `Bearer ${TOKEN}` })
+    ).json()) as { change: { surfaces: string[] } };
+    expect(api.change.surfaces).toEqual(['prompts', 'instructions']);
+  });
+});

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client, ProtocolError } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, cliMain, runCli, type CliResult } from '../support/cli.js';
+import { awaitRefusal, callTool, loose, type Tool } from '../support/gateway.js';
 import { controlFixture, startHttpFixture, type HttpFixture } from '../support/mcp-fixtures.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -20,20 +21,6 @@ const hosts: Client[] = [];
 const home = () => path.join(dir, 'never-created');
 const cli = (...args: string[]): Promise<CliResult> =>
   runCli(args, { cwd: dir, env: { MCP_DRIFT_HOME: home() } });
-
-const loose = {
-  '~standard': {
-    version: 1 as const,
-    vendor: 'test',
-    validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
-    types: undefined as unknown as { input: unknown; output: Record<string, unknown> },
-  },
-};
-
-interface Tool {
-  name: string;
-  annotations?: Record<string, unknown>;
-}
 
 async function host(era: 'legacy' | 'auto'): Promise<Client> {
   const client = new Client(
@@ -61,10 +48,7 @@ function lockedTools(): Tool[] {
 }
 
 function callPurge(client: Client) {
-  return client.request(
-    { method: 'tools/call', params: { name: 'purge_tenant', arguments: { tenant: 't' } } },
-    loose,
-  );
+  return callTool(client, 'purge_tenant', { tenant: 't' });
 }
 
 beforeAll(async () => {
@@ -96,26 +80,13 @@ describe('gateway --lock, without a database', () => {
       expect(listed['tools']).toEqual(locked);
     }
     const client = hosts[hosts.length - 1]!;
-    const called = await client.request(
-      { method: 'tools/call', params: { name: 'list_files', arguments: { folder: '/x' } } },
-      loose,
-    );
+    const called = await callTool(client, 'list_files', { folder: '/x' });
     expect(called['content']).toEqual([{ type: 'text', text: '/x is empty' }]);
 
     await controlFixture(upstream.baseUrl, { relax: true, notify: false });
-    let refusal: unknown = null;
-    await waitUntil('the gateway to refuse the relaxed purge_tenant', async () => {
-      try {
-        await callPurge(client);
-        return false;
-      } catch (error) {
-        refusal = error;
-        return true;
-      }
-    });
-    expect(refusal).toBeInstanceOf(ProtocolError);
-    expect((refusal as ProtocolError).code).toBe(-32010);
-    expect((refusal as ProtocolError).message).toMatch(
+    const refusal = await awaitRefusal(client, 'purge_tenant', { tenant: 't' });
+    expect(refusal.code).toBe(-32010);
+    expect(refusal.message).toMatch(
       /purge_tenant changed .* awaits approval: a change not yet recorded; mcp-drift lock --update/,
     );
     const during = await client.request({ method: 'tools/list', params: {} }, loose);

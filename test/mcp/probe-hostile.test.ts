@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriftErrorCode } from '../../src/errors.js';
-import { probe, type ProbeOptions, type ProbeResult } from '../../src/mcp/index.js';
+import { probe, SpawnHelper, type ProbeOptions, type ProbeResult } from '../../src/mcp/index.js';
 import {
   closedLoopbackPort,
   fixturePath,
@@ -13,7 +13,7 @@ import {
 
 // Small caps keep the misbehaving cases fast. The timeout is short only where timing out is
 // the point: elsewhere it must cover a node start on a loaded machine.
-const options: ProbeOptions = {
+const baseOptions: ProbeOptions = {
   env: {},
   timeoutMs: 5000,
   closeGraceMs: 200,
@@ -130,7 +130,16 @@ const cases: Case[] = [
   },
 ];
 
-describe('probe: misbehaving stdio servers', () => {
+// serve starts stdio servers through its spawn helper: every case must read the same there.
+const helper = new SpawnHelper();
+afterAll(() => helper.stop());
+
+describe.each([
+  { how: 'spawned here', spawn: undefined },
+  { how: 'spawned by the spawn helper', spawn: helper.spawn },
+])('probe: misbehaving stdio servers, $how', ({ spawn }) => {
+  const options: ProbeOptions = { ...baseOptions, spawn };
+
   it.each(cases)('$mode gives $code and leaves no process', async (testCase) => {
     const pids = pidFile();
     const spec = stdioFixture('hostile-server.mjs', ['--mode', testCase.mode], { env: pids.env });
@@ -210,6 +219,7 @@ describe('probe: misbehaving stdio servers', () => {
 });
 
 describe('probe: misbehaving HTTP endpoints', () => {
+  const options = baseOptions;
   const short = { ...options, timeoutMs: 600 };
   let silent: HttpFixture;
   let notMcp: HttpFixture;

@@ -6,7 +6,17 @@ import type { Finding } from '../../diff/index.js';
 import type { TextComparison, ToolComparison } from '../../diff/tool-comparison.js';
 import { ChangeAlerts } from './change-alerts.js';
 import { Layout } from './layout.js';
-import { approverText, Hash, Notice, Sev, Shown, When, type PageContext } from './parts.js';
+import { surfaceCountsText } from '../../listings/surface-text.js';
+import {
+  approverText,
+  Hash,
+  movedCell,
+  Notice,
+  Sev,
+  Shown,
+  When,
+  type PageContext,
+} from './parts.js';
 import { declaredCell } from './server-page.js';
 
 const value = (present: boolean, v: unknown) => (present ? (JSON.stringify(v) ?? String(v)) : null);
@@ -349,6 +359,20 @@ export const ChangePage: FC<{
         <dd>
           <Hash hash={change.fromHash} /> → <Hash hash={change.toHash} />
         </dd>
+        <dt>surfaces moved</dt>
+        <dd>{movedCell(change.surfaces, change.fromHash)}</dd>
+        {change.listings.before ? (
+          <>
+            <dt>listing before</dt>
+            <dd>{surfaceCountsText(change.listings.before)}</dd>
+          </>
+        ) : null}
+        {change.listings.after ? (
+          <>
+            <dt>listing after</dt>
+            <dd>{surfaceCountsText(change.listings.after)}</dd>
+          </>
+        ) : null}
         {change.sinceBaseline ? (
           <>
             <dt>drift since approval</dt>

@@ -3,7 +3,16 @@ import type { FeedItem } from '../../changes/change-views.js';
 import { FINDING_KINDS, SEVERITIES } from '../../diff/index.js';
 import { EmptyState } from './empty-state.js';
 import { Layout } from './layout.js';
-import { Headline, Notice, Sev, When, notificationText, query, type PageContext } from './parts.js';
+import {
+  Headline,
+  Notice,
+  Sev,
+  When,
+  movedCell,
+  notificationText,
+  query,
+  type PageContext,
+} from './parts.js';
 
 /** The feed's filters as the form and its links carry them (strings, as in the query). */
 export interface FeedParams {
@@ -111,6 +120,7 @@ export const ChangesPage: FC<{
                 <th scope="col">detected</th>
                 <th scope="col">server</th>
                 <th scope="col">severity</th>
+                <th scope="col">surfaces moved</th>
                 <th scope="col">worst finding</th>
                 <th scope="col">findings</th>
                 <th scope="col">notification</th>
@@ -131,6 +141,7 @@ export const ChangesPage: FC<{
                   <td>
                     <Sev severity={change.severity} />
                   </td>
+                  <td>{movedCell(change.surfaces, change.fromHash)}</td>
                   <td class="text">
                     <Headline headline={change.headline} />
                   </td>

@@ -2,6 +2,8 @@ import type { FC } from 'hono/jsx';
 import type { Approver } from '../../changes/baseline.js';
 import type { FeedItem } from '../../changes/change-views.js';
 import type { ChangeSeverity } from '../../diff/index.js';
+import { movedSurfacesText } from '../../listings/surface-text.js';
+import type { Surface } from '../../vocabulary/surfaces.js';
 import { visibleSegments } from './visible.js';
 
 /** What every page needs from the request: the session's CSRF token, who, and when. */
@@ -67,6 +69,15 @@ export const Headline: FC<{ headline: FeedItem['headline']; kind?: boolean }> = 
   ) : (
     <span class="absent">no findings</span>
   );
+
+/**
+ * The surfaces a change moved ("tools, instructions"); a first listing (no listing before)
+ * moved none, and says so.
+ */
+export function movedCell(surfaces: readonly Surface[], fromHash: string | null): string {
+  if (fromHash === null) return 'first listing';
+  return surfaces.length === 0 ? 'none' : movedSurfacesText(surfaces);
+}
 
 /** Whether hosts holding a session were told of the change. */
 export function notificationText(seen: boolean | null): string {

@@ -1,12 +1,14 @@
 import type { FC } from 'hono/jsx';
 import { HINTS, declaredText, type DeclaredHint } from '../../diff/index.js';
 import type { ServerDetail } from '../../read-models/server-detail.js';
+import { surfaceCountsText } from '../../listings/surface-text.js';
 import { FindingGroups } from './change-page.js';
 import { Layout } from './layout.js';
 import {
   approverText,
   Hash,
   Headline,
+  movedCell,
   Notice,
   PostButton,
   Sev,
@@ -122,6 +124,11 @@ export const ServerPage: FC<{
               misconfigured since <When at={state.configProblem!.since} now={page.now} />:{' '}
               <Shown text={state.configProblem!.problem} max={300} />
             </span>
+          ) : state.state === 'needs_login' ? (
+            <span class="state state-down">
+              login needed since <When at={state.down!.since} now={page.now} />:{' '}
+              <Shown text={state.down!.reason} max={300} />
+            </span>
           ) : state.health === 'down' ? (
             <span class="state state-down">
               down since <When at={state.down!.since} now={page.now} />:{' '}
@@ -227,7 +234,7 @@ export const ServerPage: FC<{
                 ? 'No session is held: the server is disabled.'
                 : state.state === 'misconfigured'
                   ? 'No session is held: the server is misconfigured (above).'
-                  : state.state === 'down'
+                  : state.state === 'down' || state.state === 'needs_login'
                     ? 'No session is held: the server is down (above).'
                     : 'No session is held right now: it is being connected.'}
           </p>
@@ -321,6 +328,7 @@ export const ServerPage: FC<{
                 <th scope="col">change</th>
                 <th scope="col">detected</th>
                 <th scope="col">severity</th>
+                <th scope="col">surfaces moved</th>
                 <th scope="col">worst finding</th>
                 <th scope="col">notification</th>
               </tr>
@@ -337,6 +345,7 @@ export const ServerPage: FC<{
                   <td>
                     <Sev severity={change.severity} />
                   </td>
+                  <td>{movedCell(change.surfaces, change.fromHash)}</td>
                   <td class="text">
                     <Headline headline={change.headline} kind={false} />
                   </td>
@@ -387,6 +396,7 @@ export const ServerPage: FC<{
                 <th scope="col">outcome</th>
                 <th scope="col">took (latest)</th>
                 <th scope="col">listing</th>
+                <th scope="col">surfaces</th>
                 <th scope="col">change</th>
               </tr>
             </thead>
@@ -415,11 +425,15 @@ export const ServerPage: FC<{
                   <td>
                     <Hash hash={observation.listingHash} />
                   </td>
+                  <td>{observation.surfaces ? surfaceCountsText(observation.surfaces) : ''}</td>
                   <td>
                     {observation.change ? (
-                      <a href={`/changes/${observation.change.id}`}>
-                        <Sev severity={observation.change.severity} /> #{observation.change.id}
-                      </a>
+                      <>
+                        <a href={`/changes/${observation.change.id}`}>
+                          <Sev severity={observation.change.severity} /> #{observation.change.id}
+                        </a>{' '}
+                        {movedCell(observation.change.surfaces, observation.change.fromHash)}
+                      </>
                     ) : (
                       ''
                     )}
@@ -443,6 +457,48 @@ export const ServerPage: FC<{
             </a>
           ) : null}
         </p>
+      </section>
+
+      <section aria-labelledby="refusals-heading">
+        <h2 id="refusals-heading">Gateway refusals</h2>
+        {detail.gatewayRefusals.length === 0 ? (
+          <p>No call through serve’s gateway has been refused.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Why</th>
+                <th scope="col">Change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {detail.gatewayRefusals.map((refusal) => (
+                <tr>
+                  <td>
+                    <time datetime={refusal.at}>{refusal.at}</time>
+                  </td>
+                  <td>
+                    <Shown text={refusal.tool} />
+                  </td>
+                  <td>
+                    {refusal.reason === 'relaxation'
+                      ? 'its annotations were relaxed'
+                      : 'its text addresses the model'}
+                  </td>
+                  <td>
+                    {refusal.changeId === null ? (
+                      'not yet recorded'
+                    ) : (
+                      <a href={`/changes/${refusal.changeId}`}>{refusal.changeId}</a>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </section>
 
       <section aria-labelledby="registration-heading">
