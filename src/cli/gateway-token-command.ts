@@ -1,5 +1,6 @@
 import type { CommandRun } from './command-run.js';
 import { printLine } from './output.js';
+import { cliStreams } from './streams.js';
 
 /** `mcp-drift server gateway-token NAME`: a new token, printed once (docs/gateway.md). */
 export async function gatewayTokenCommand(run: CommandRun): Promise<void> {
@@ -12,7 +13,7 @@ export async function gatewayTokenCommand(run: CommandRun): Promise<void> {
     return await issueGatewayToken(db, server.id);
   });
   printLine(token);
-  process.stderr.write(
+  cliStreams().stderr.write(
     `the gateway token of ${name}; it replaces any previous one and is not shown again. ` +
       `Hosts send it as "Authorization: Bearer <token>" to serve's /gateway/${name}/mcp\n`,
   );

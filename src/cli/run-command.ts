@@ -88,7 +88,11 @@ async function run(call: Invocation, options: RunOptions): Promise<number> {
   });
   for (const command of commandsOf(program)) {
     // Commander prints help and the version itself; its errors are reported below, as ours.
-    command.configureOutput({ outputError: () => {} });
+    command.configureOutput({
+      outputError: () => {},
+      writeOut: (text) => cliStreams().stdout.write(text),
+      writeErr: (text) => cliStreams().stderr.write(text),
+    });
     command.exitOverride((error) => {
       throw PRINTED.has(error.code) || error.code === 'commander.help'
         ? error

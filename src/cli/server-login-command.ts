@@ -4,6 +4,7 @@ import type { OAuthStatus } from '../registry/oauth-tokens-repo.js';
 import type { CommandRun } from './command-run.js';
 import type { Environment } from '../config/load.js';
 import { printJson, printLine } from './output.js';
+import { cliStreams } from './streams.js';
 import { terminalSafeOutput } from '../text/terminal-text.js';
 
 /*
@@ -21,7 +22,7 @@ export async function serverLoginCommand(run: CommandRun): Promise<void> {
     signal: ctx.signal,
     withDatabase: (fn) => ctx.withDatabase((db) => fn(db)),
     onAuthorizationUrl: (url) => {
-      process.stderr.write(
+      cliStreams().stderr.write(
         terminalSafeOutput(`Open this URL in a browser to log in to ${name}:\n\n  ${url}\n\n`),
       );
       if (run.opts.browser !== false && hasDesktop(ctx.env)) openInBrowser(url);
@@ -45,7 +46,8 @@ function statusJson(status: OAuthStatus) {
 /** A person at a desktop session, at a terminal: not a test, CI or a server over ssh. */
 function hasDesktop(env: Environment): boolean {
   const display = env['DISPLAY'] || env['WAYLAND_DISPLAY'] || process.platform === 'darwin';
-  return Boolean(display) && process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const { stdin, stderr } = cliStreams();
+  return Boolean(display) && stdin.isTTY === true && stderr.isTTY === true;
 }
 
 function openInBrowser(url: string): void {

@@ -7,7 +7,8 @@ import { cliMain, runCli } from '../support/cli.js';
 
 let dir: string;
 const file = (name: string) => path.join(dir, name);
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: dir, env, spawn: true });
 
 /** 400 real tools (filesystem.json, renamed) that all turn read-only: over 1 MB of findings. */
 const TOOL_COUNT = 400;

@@ -60,7 +60,8 @@ export function spawnCli(args: string[], options: CliOptions): ChildProcess {
  * (run-command.ts with the test's environment, working directory and streams of its own):
  * a spawned CLI costs a node start and, on PGlite, opening the data directory afresh (one to
  * three seconds each), and tests run hundreds. Spawned instead when another in-process run
- * is under way (tests racing two commands mean two processes) or when `spawn` is asked for.
+ * is under way (tests racing two commands mean two processes), for `serve` and `gateway`,
+ * and when `spawn` is asked for.
  * What only the executable does (argv, signals, flushing before exit) is tested through
  * spawnCli and runSpawnedCli.
  */
@@ -68,7 +69,9 @@ export async function runCli(
   args: string[],
   options: CliOptions & { spawn?: boolean },
 ): Promise<CliResult> {
-  if (options.spawn || inProcessBusy) return runSpawnedCli(args, options);
+  if (options.spawn || inProcessBusy || PROCESS_COMMANDS.has(args[0] ?? '')) {
+    return runSpawnedCli(args, options);
+  }
   inProcessBusy = true;
   const home = process.cwd();
   try {
@@ -89,6 +92,9 @@ export async function runCli(
 }
 
 let inProcessBusy = false;
+
+/** Commands that run until stopped, and own the process's stdin or signals: always spawned. */
+const PROCESS_COMMANDS = new Set(['serve', 'gateway']);
 
 /** A stream a command writes text to, kept whole; not a terminal, as a pipe is not. */
 class TextSink {
