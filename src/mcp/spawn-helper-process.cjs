@@ -48,10 +48,14 @@ function start({ id, command, args, env, cwd }) {
   children.set(pid, child);
   child.on('error', () => {});
   // Handles go one at a time (each waits for serve's acknowledgement), so these may still
-  // be queued when the child exits, and node destroys a child's stdin when it exits: taken
-  // off the child, it stays open until it is sent.
+  // be queued when the child exits, and at its exit node destroys a child's stdin and
+  // resumes its unread stdout and stderr (reading into this process what serve must read):
+  // taken off the child, they stay as they are until they are sent.
   const { stdin, stdout, stderr } = child;
   child.stdin = null;
+  child.stdout = null;
+  child.stderr = null;
+  child.stdio.fill(null);
   send({ type: 'spawned', id, pid });
   send({ type: 'stdio', id, fd: 0 }, stdin);
   send({ type: 'stdio', id, fd: 1 }, stdout);

@@ -33,6 +33,8 @@ describe(`the data model (${backend})`, () => {
       'changes',
       'deliveries',
       'findings',
+      'gateway_refusals',
+      'gateway_tokens',
       'held_sessions',
       'listings',
       'oauth_tokens',
