@@ -142,7 +142,14 @@ export class StdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || this.closing) throw new Error('server process is not running');
+    if (stdin?.destroyed && !this.closing) {
+      // The child closed its input before this write: a helper-started child's stdin is a
+      // socket, destroyed when its far end goes, where a pipe of our own would fail the
+      // write with EPIPE. Either way the child is going, and its exit says why.
+      this.pipeClosed = true;
+      throw Object.assign(new Error('the server process closed its input'), { code: 'EPIPE' });
+    }
+    if (!stdin || this.closing) throw new Error('server process is not running');
     if ('method' in message && message.method === 'tools/list' && 'id' in message) {
       this.listingId = message.id;
     }
